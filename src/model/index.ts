@@ -1,0 +1,6 @@
+export * from './errors.js';
+export * from './hit.js';
+export * from './json.js';
+export * from './memory.js';
+export * from './memory-type.js';
+export * from './scope.js';

@@ -1,0 +1,15 @@
+/**
+ * Who a memory belongs to. `tenant` is the isolation boundary: nothing ever crosses it.
+ * The other fields narrow within a tenant; a field left out of a query scope matches any value.
+ */
+export interface Scope {
+  tenant: string;
+  user?: string | undefined;
+  agent?: string | undefined;
+  session?: string | undefined;
+  /** A "cube" in seed 003: a named collection of memories. */
+  collection?: string | undefined;
+}
+
+export const SCOPE_FIELDS = ['tenant', 'user', 'agent', 'session', 'collection'] as const;
+export type ScopeField = (typeof SCOPE_FIELDS)[number];

@@ -1,0 +1,118 @@
+import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
+import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
+import type { Scope } from '../model/scope.js';
+
+/**
+ * A memory ready to be written: validated, normalised, with its vector (or null when the
+ * memory is stored without one). Produced by the facade, never by callers directly.
+ */
+export interface MemoryRecord extends Omit<Memory, 'usage'> {
+  vector: Float32Array | null;
+}
+
+/** Which memories a list / count / search may see. `scope.tenant` is always required. */
+export interface MemoryFilter {
+  scope: Scope;
+  /** Only these types. @default all types */
+  types?: MemoryType[] | undefined;
+  /** Only these statuses. @default ['activated'] */
+  statuses?: MemoryStatus[] | undefined;
+  /** Only memories carrying every one of these tags. */
+  tags?: string[] | undefined;
+  /** Only memories with this key. */
+  key?: string | undefined;
+  /** Only memories whose id is in this list. */
+  ids?: string[] | undefined;
+}
+
+export interface ListOptions {
+  /** @default 50 */
+  limit?: number | undefined;
+  /** Opaque cursor from a previous page. */
+  cursor?: string | undefined;
+  /** @default 'createdAt' (oldest first) */
+  order?: 'createdAt' | 'updatedAt' | 'statedAt' | undefined;
+  /** @default 'asc' */
+  direction?: 'asc' | 'desc' | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Null on the last page. */
+  nextCursor: string | null;
+}
+
+/** A dense candidate: the memory id and its cosine with the query vector. */
+export interface DenseCandidate {
+  id: string;
+  cosine: number;
+}
+
+/** A corpus-level lexical candidate: the memory id and the backend's own relevance (higher is better). */
+export interface LexicalCandidate {
+  id: string;
+  score: number;
+}
+
+export interface DenseQuery {
+  filter: MemoryFilter;
+  vector: Float32Array;
+  /** Embedding model the query vector came from; rows of other models are never compared. */
+  model: string;
+  limit: number;
+}
+
+export interface LexicalQuery {
+  filter: MemoryFilter;
+  /** Plain terms (already tokenised by Engram). The store escapes them for its own syntax. */
+  terms: string[];
+  limit: number;
+}
+
+export interface ScopeStats {
+  total: number;
+  byType: Partial<Record<MemoryType, number>>;
+  byStatus: Partial<Record<MemoryStatus, number>>;
+  /** Embedding models present among the matching rows, with row counts. */
+  models: Array<EmbeddingInfo & { count: number }>;
+}
+
+/**
+ * The storage contract every backend implements and the shared conformance suite checks.
+ * Every method is scoped by tenant; no method can reach another tenant's rows.
+ * Writes are atomic: a batch is stored whole or not at all.
+ */
+export interface MemoryStore {
+  /** Short backend name, e.g. 'sqlite' or 'postgres'. */
+  readonly kind: string;
+  /** Applies pending migrations. Idempotent. */
+  migrate(): Promise<void>;
+  /** Inserts all records in one transaction. Fails whole on any duplicate id. */
+  insert(records: MemoryRecord[]): Promise<void>;
+  /** Fetches by id within a tenant; missing ids are simply absent. Order follows `ids`. */
+  get(tenant: string, ids: string[]): Promise<Memory[]>;
+  /** Vectors for the given ids (only rows that have one). */
+  getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * Applies a patch. When `vector` is given (or null), the vector and embedding info are replaced.
+   * Returns the updated memory, or null when the id does not exist in the tenant.
+   */
+  update(
+    tenant: string,
+    id: string,
+    patch: MemoryPatch & { updatedAt: string; statedAt?: string | null },
+    vector?: { vector: Float32Array; embedding: EmbeddingInfo } | null,
+  ): Promise<Memory | null>;
+  /** Hard-deletes the ids within the tenant. Returns how many rows were removed. */
+  delete(tenant: string, ids: string[]): Promise<number>;
+  list(filter: MemoryFilter, options?: ListOptions): Promise<Page<Memory>>;
+  count(filter: MemoryFilter): Promise<number>;
+  stats(filter: MemoryFilter): Promise<ScopeStats>;
+  /** Exact (or ≥ 99%-exact) top-`limit` rows by cosine among rows of `model` matching the filter. */
+  denseSearch(query: DenseQuery): Promise<DenseCandidate[]>;
+  /** Top-`limit` rows from the backend's full-text index, any term matching. */
+  lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]>;
+  /** Adds 1 to the use count of each id and sets its last-used time. */
+  recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
+  close(): Promise<void>;
+}
