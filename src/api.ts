@@ -1,0 +1,72 @@
+import type { Hit } from './model/hit.js';
+import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
+import type { MemoryType } from './model/memory-type.js';
+import type { Scope } from './model/scope.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from './store/memory-store.js';
+
+/** Every call names its scope: there is no shared "current user". */
+export interface Scoped {
+  scope: Scope;
+}
+
+/** Fusion profiles. `seed` reproduces the reference recall exactly; `engram` is the default. */
+export type RecallProfile = 'engram' | 'seed';
+
+/** Options of {@link MemoryApi.recall}. */
+export interface RecallOptions extends Scoped {
+  /** Number of memories returned. @default 5 */
+  limit?: number | undefined;
+  /** Minimum fused score; hits below it are dropped. @default 0.1 */
+  threshold?: number | undefined;
+  /** @default 'engram' */
+  profile?: RecallProfile | undefined;
+  /** Restrict to these memory types. @default all types */
+  types?: MemoryType[] | undefined;
+  /** Lexical weight for queries of more than 2 tokens, clamped to [0.05, 0.40]. @default 0.15 (env ENGRAM_RECALL_LEX_WEIGHT) */
+  lexicalWeight?: number | undefined;
+  /** Lexical weight for queries of at most 2 tokens, clamped to [0.05, 0.40]. @default 0.30 (env ENGRAM_RECALL_LEX_WEIGHT_SHORT) */
+  lexicalWeightShort?: number | undefined;
+  /** Abort the recall. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Wall-clock milliseconds spent in each recall stage. */
+export interface RecallTimings {
+  embedMs: number;
+  denseMs: number;
+  lexicalMs: number;
+  rankMs: number;
+  totalMs: number;
+}
+
+export interface RecallResult {
+  query: string;
+  /** Hits at or above the threshold, best first. */
+  hits: Hit[];
+  /** Ranked hits that the threshold removed (best first), for explanation. */
+  cut: Hit[];
+  /** Size of the dense candidate pool that was used. */
+  poolSize: number;
+  timings: RecallTimings;
+}
+
+export interface ListRequest extends Scoped, Omit<MemoryFilter, 'scope'>, ListOptions {}
+
+/**
+ * The memory API, implemented in-process by {@link Engram} and over HTTP by the remote client.
+ * Both run the same conformance tests.
+ */
+export interface MemoryApi {
+  add(input: MemoryInput, options: Scoped): Promise<Memory>;
+  /** Adds all or none. */
+  addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]>;
+  get(id: string, options: Scoped): Promise<Memory | null>;
+  /** Throws EngramError('NOT_FOUND') when the id is not in the tenant. */
+  update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory>;
+  /** Returns false when nothing was deleted. */
+  delete(id: string, options: Scoped): Promise<boolean>;
+  list(request: ListRequest): Promise<Page<Memory>>;
+  stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats>;
+  recall(query: string, options: RecallOptions): Promise<RecallResult>;
+  close(): Promise<void>;
+}
