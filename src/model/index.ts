@@ -4,3 +4,4 @@ export * from './json.js';
 export * from './memory.js';
 export * from './memory-type.js';
 export * from './scope.js';
+export * from './validate.js';

@@ -1,0 +1,4 @@
+export * from './candidate-pool.js';
+export * from './lexical-weights.js';
+export * from './recall-pipeline.js';
+export * from './recall-profile.js';

@@ -1,0 +1,40 @@
+import type { RecallProfile } from '../api.js';
+import { DEFAULT_BM25, type Bm25Params } from '../text/bm25.js';
+import { referenceTokenize, unicodeTokenize, type Tokenizer } from '../text/tokenizer.js';
+
+/** The knobs that differ between the reference recall and Engram's default. */
+export interface RecallProfileSpec {
+  name: RecallProfile;
+  tokenize: Tokenizer;
+  bm25: Bm25Params;
+  /**
+   * Rows the corpus-level full-text channel adds to the dense pool, as a function of the dense pool
+   * size; 0 turns the channel off (the reference has none).
+   */
+  lexicalPoolSize(densePool: number): number;
+}
+
+/** The reference recall (seed 000), reproduced exactly: ASCII tokenizer, dense pool only. */
+export const SEED_PROFILE: RecallProfileSpec = {
+  name: 'seed',
+  tokenize: referenceTokenize,
+  bm25: DEFAULT_BM25,
+  lexicalPoolSize: () => 0,
+};
+
+/**
+ * Engram's default: the same fusion, with a Unicode-aware tokenizer and a corpus-level lexical
+ * channel as large as the dense pool, so a memory that matches the words but sits outside the
+ * dense pool can still be ranked.
+ */
+export const ENGRAM_PROFILE: RecallProfileSpec = {
+  name: 'engram',
+  tokenize: unicodeTokenize,
+  bm25: DEFAULT_BM25,
+  lexicalPoolSize: (densePool) => densePool,
+};
+
+export const RECALL_PROFILES: Record<RecallProfile, RecallProfileSpec> = {
+  seed: SEED_PROFILE,
+  engram: ENGRAM_PROFILE,
+};

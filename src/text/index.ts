@@ -1,0 +1,3 @@
+export * from './bm25.js';
+export * from './stopwords.js';
+export * from './tokenizer.js';

@@ -1,0 +1,65 @@
+import { REFERENCE_STOPWORDS } from './stopwords.js';
+
+/** Splits text into lexical tokens. */
+export type Tokenizer = (text: string) => string[];
+
+const ASCII_WORD = /[a-z0-9]+/g;
+// Letters and digits of any script; marks stay attached to their base letter.
+const UNICODE_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+// Accents on Latin, Greek and Cyrillic letters are folded (café = cafe); marks of other scripts carry meaning.
+const FOLDABLE_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu;
+// Scripts written without spaces between words: indexed as overlapping character bigrams.
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+/**
+ * The reference tokenizer, reproduced exactly: lowercase, ASCII `[a-z0-9]+` runs, the 41 stopwords
+ * removed. Accented, Cyrillic and CJK text yields no tokens — that is the reference's behaviour.
+ */
+export const referenceTokenize: Tokenizer = (text) => {
+  const out: string[] = [];
+  for (const match of text.toLowerCase().matchAll(ASCII_WORD)) {
+    if (!REFERENCE_STOPWORDS.has(match[0])) out.push(match[0]);
+  }
+  return out;
+};
+
+/** Lowercases, applies NFKC and folds Latin/Greek/Cyrillic diacritics. */
+export function normalizeForMatching(text: string): string {
+  return text.normalize('NFKC').toLowerCase().normalize('NFD').replace(FOLDABLE_MARKS, '$1').normalize('NFC');
+}
+
+function pushCjkBigrams(run: string, out: string[]): void {
+  const chars = Array.from(run);
+  if (chars.length === 1) {
+    out.push(chars[0] as string);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) out.push((chars[i] as string) + (chars[i + 1] as string));
+}
+
+/**
+ * Engram's Unicode-aware tokenizer: NFKC, lowercase, diacritics folded for Latin/Greek/Cyrillic,
+ * words of any script, CJK runs as overlapping bigrams (a single CJK character stays a unigram),
+ * the reference stopwords removed. Same contract as {@link referenceTokenize}.
+ */
+export const unicodeTokenize: Tokenizer = (text) => {
+  const out: string[] = [];
+  for (const match of normalizeForMatching(text).matchAll(UNICODE_WORD)) {
+    const word = match[0];
+    if (!CJK.test(word)) {
+      if (!REFERENCE_STOPWORDS.has(word)) out.push(word);
+      continue;
+    }
+    // A word mixing CJK and other letters: CJK runs become bigrams, the rest stays whole.
+    let last = 0;
+    for (const run of word.matchAll(CJK_RUN)) {
+      const index = run.index ?? 0;
+      if (index > last) out.push(word.slice(last, index));
+      pushCjkBigrams(run[0], out);
+      last = index + run[0].length;
+    }
+    if (last < word.length) out.push(word.slice(last));
+  }
+  return out;
+};

@@ -1,0 +1,2 @@
+export * from './cosine.js';
+export * from './top-k.js';
