@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { REFERENCE_STOPWORDS, referenceTokenize, unicodeTokenize } from '../../src/text/index.js';
+
+describe('reference tokenizer', () => {
+  it('has exactly the 41 reference stopwords', () => {
+    expect(REFERENCE_STOPWORDS.size).toBe(41);
+    expect(REFERENCE_STOPWORDS.has('your')).toBe(true);
+    expect(REFERENCE_STOPWORDS.has('not')).toBe(false);
+  });
+
+  it('lowercases, splits on non-alphanumerics and drops stopwords', () => {
+    expect(referenceTokenize('What is the Rust ownership model, in 2024?')).toEqual(['rust', 'ownership', 'model', '2024']);
+  });
+
+  it('drops accented, Cyrillic and CJK letters as the reference does', () => {
+    expect(referenceTokenize('Café Москва 東京')).toEqual(['caf']);
+  });
+});
+
+describe('unicode tokenizer', () => {
+  it('folds Latin diacritics so café matches cafe', () => {
+    expect(unicodeTokenize('Café CRÈME brûlée')).toEqual(['cafe', 'creme', 'brulee']);
+  });
+
+  it('keeps Cyrillic words and folds й/ё like FTS5 remove_diacritics', () => {
+    expect(unicodeTokenize('Привет, Москва!')).toEqual(['привет', 'москва']);
+  });
+
+  it('splits CJK runs into overlapping bigrams and keeps single characters', () => {
+    expect(unicodeTokenize('我喜欢东京')).toEqual(['我喜', '喜欢', '欢东', '东京']);
+    expect(unicodeTokenize('猫 likes fish')).toEqual(['猫', 'likes', 'fish']);
+  });
+
+  it('separates CJK from Latin letters inside one word', () => {
+    expect(unicodeTokenize('iPhone手机')).toEqual(['iphone', '手机']);
+  });
+
+  it('applies NFKC so full-width letters match ASCII', () => {
+    expect(unicodeTokenize('ＲＵＳＴ')).toEqual(['rust']);
+  });
+
+  it('still drops the reference stopwords', () => {
+    expect(unicodeTokenize('Where do you live?')).toEqual(['live']);
+  });
+});
