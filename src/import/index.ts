@@ -1,0 +1,3 @@
+export * from './jsonl.js';
+export * from './locomo.js';
+export * from './memory-input.js';
