@@ -24,7 +24,11 @@ export type EngramErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'CONFIG_ERROR'
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /** A request body, batch or other payload larger than the server accepts (HTTP 413). */
+  | 'PAYLOAD_TOO_LARGE'
+  /** An unexpected failure inside Engram (a bug); the HTTP layer answers 500. */
+  | 'INTERNAL';
 
 /** Options every {@link EngramError} accepts. */
 export interface EngramErrorOptions {
