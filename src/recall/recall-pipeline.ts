@@ -2,11 +2,11 @@ import type { RecallResult } from '../api.js';
 import type { Channel, Hit } from '../model/hit.js';
 import type { Memory } from '../model/memory.js';
 import type { MemoryFilter, MemoryStore } from '../store/memory-store.js';
-import { bm25Scores } from '../text/bm25.js';
 import { cosine } from '../vector/cosine.js';
 import { topK } from '../vector/top-k.js';
 import { candidatePoolSize } from './candidate-pool.js';
-import { lexicalWeightFor, type LexicalWeights } from './lexical-weights.js';
+import type { LexicalWeights } from './lexical-weights.js';
+import { fuseLinear } from './linear-fusion.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 
 /** One recall, fully specified. The facade fills the defaults and validates before calling. */
@@ -104,21 +104,17 @@ export async function runRecall(
     const entry = byId.get(memory.id);
     if (entry) candidates.push({ ...entry, memory, bm25: 0, bm25Raw: 0, fused: entry.cosine });
   }
-  const useLexical = hasText && tokens.length > 0;
-  const lexicalWeight = useLexical ? lexicalWeightFor(tokens.length, request.weights) : 0;
-  const denseWeight = 1 - lexicalWeight;
-  if (useLexical) {
-    const scores = bm25Scores(
-      tokens,
-      candidates.map((c) => profile.tokenize(c.memory.text)),
-      profile.bm25,
-    );
-    candidates.forEach((c, i) => {
-      c.bm25 = scores.normalized[i] as number;
-      c.bm25Raw = scores.raw[i] as number;
-      c.fused = denseWeight * c.cosine + lexicalWeight * c.bm25;
-    });
-  }
+  const fusion = fuseLinear(hasText ? tokens : [], candidates.map((c) => ({ text: c.memory.text, cosine: c.cosine })), {
+    weights: request.weights,
+    tokenize: profile.tokenize,
+    bm25: profile.bm25,
+  });
+  const { denseWeight, lexicalWeight } = fusion;
+  candidates.forEach((c, i) => {
+    c.bm25 = fusion.bm25[i] as number;
+    c.bm25Raw = fusion.bm25Raw[i] as number;
+    c.fused = fusion.fused[i] as number;
+  });
   const ranked = topK(candidates, limit, compareCandidates);
   const hits: Hit[] = [];
   const cut: Hit[] = [];
