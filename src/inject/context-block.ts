@@ -1,0 +1,194 @@
+import type { Hit } from '../model/hit.js';
+import type { Memory } from '../model/memory.js';
+import { EngramError } from '../model/errors.js';
+import { approximateTokens } from './approximate-tokens.js';
+import { sanitizeMemoryText } from './sanitize-memory-text.js';
+
+/** The reference's leading sentence (seed 000, recall_injection.py:195), kept word for word. */
+export const DEFAULT_PREAMBLE =
+  "Only use the relevant context if it is relevant to the user's query. Relevant context about the user:";
+
+/**
+ * Which timestamp follows a memory as `. Stated at YYYY-MM-DD HH:MM` (UTC).
+ * - `'stated-or-created'`: `statedAt` when known (when the fact was said), else `createdAt`
+ *   (when it was stored). The reference stamps each fact with the time it was recorded, which
+ *   is `createdAt` for memories captured live; `statedAt` is preferred because imported history
+ *   (e.g. a conversation from last year) is stored now but was said then.
+ * - `'stated'`: only `statedAt`; memories without it get no stamp.
+ * - `'none'`: no stamps.
+ */
+export type TimestampSource = 'stated-or-created' | 'stated' | 'none';
+
+/** Options of {@link formatContextBlock}. */
+export interface ContextBlockOptions {
+  /**
+   * Name of the wrapping tag. Letters, digits, `_`, `-`, `.`; must start with a letter.
+   * @default 'engram_context'
+   */
+  tag?: string | undefined;
+  /** First line inside the tag, telling the model to use the memories only if relevant. Trusted text. @default DEFAULT_PREAMBLE */
+  preamble?: string | undefined;
+  /** @default 'stated-or-created' */
+  timestamp?: TimestampSource | undefined;
+  /** Add a `## Summaries` section with the summaries of the included memories. @default true */
+  summaries?: boolean | undefined;
+  /** At most this many memory lines. @default 20 */
+  maxMemories?: number | undefined;
+  /** At most this many characters for the whole block, tags included. @default 4000 */
+  maxChars?: number | undefined;
+  /** At most this many tokens for the whole block, by {@link approximateTokens}. @default 1000 */
+  maxTokens?: number | undefined;
+  /** A single memory or summary longer than this is cut and ends with `…`. @default 1000 */
+  maxItemChars?: number | undefined;
+}
+
+/** A formatted block and what went into it. */
+export interface ContextBlock {
+  /** The block, from the opening tag to the closing tag. */
+  text: string;
+  /** The hits whose memory has a line in the block, in block order. */
+  included: Hit[];
+  /** Number of hits left out by the count, character or token bound. */
+  omittedMemories: number;
+  /** Number of summaries left out by the character or token bound. */
+  omittedSummaries: number;
+  chars: number;
+  approxTokens: number;
+}
+
+const TAG_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new EngramError('INVALID_INPUT', `${name} must be a non-negative integer, got ${String(value)}`, {
+      details: { field: name },
+    });
+  }
+  return value;
+}
+
+/** `YYYY-MM-DD HH:MM` in UTC, or null for an unparsable timestamp. */
+export function formatStamp(iso: string): string | null {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return null;
+  const d = new Date(ms);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
+}
+
+function cut(text: string, max: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+}
+
+function memoryLine(memory: Memory, timestamp: TimestampSource, maxItemChars: number): string | null {
+  const text = cut(sanitizeMemoryText(memory.text), maxItemChars);
+  if (text === '') return null;
+  const source = timestamp === 'none' ? null : (memory.statedAt ?? (timestamp === 'stated-or-created' ? memory.createdAt : null));
+  const stamp = source === null ? null : formatStamp(source);
+  if (stamp === null) return `- ${text}`;
+  // `- {text}. Stated at …`; text already ending in sentence punctuation gets no second mark.
+  const sep = /[.!?。！？]$/u.test(text) ? ' ' : '. ';
+  return `- ${text}${sep}Stated at ${stamp}`;
+}
+
+function omissionLine(memories: number, summaries: number): string | null {
+  const parts: string[] = [];
+  if (memories > 0) parts.push(`${memories} more ${memories === 1 ? 'memory' : 'memories'}`);
+  if (summaries > 0) parts.push(`${summaries} more ${summaries === 1 ? 'summary' : 'summaries'}`);
+  return parts.length === 0 ? null : `(${parts.join(' and ')} omitted)`;
+}
+
+/**
+ * Formats recalled hits as the context block of DESIGN.md §1:
+ *
+ * ```text
+ * <engram_context>
+ * Only use the relevant context if it is relevant to the user's query. Relevant context about the user:
+ * - User is allergic to peanuts. Stated at 2026-05-01 09:30
+ * ## Summaries
+ * - Food preferences
+ * (2 more memories omitted)
+ * </engram_context>
+ * ```
+ *
+ * Memory text is untrusted: it is made inert by {@link sanitizeMemoryText} (no `<`/`>` of any
+ * kind survives, one line per memory), so it cannot close the tag, open another one, or forge a
+ * header, an item or a role turn. Memories are kept in the order given (best first) until the
+ * count, character or token bound is reached; the cut is stated on the last line.
+ *
+ * @returns the block, or null when no memory fits (no hits, all empty, or bounds of zero).
+ * @throws EngramError('INVALID_INPUT') for an invalid tag name or bound.
+ */
+export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOptions = {}): ContextBlock | null {
+  const tag = options.tag ?? 'engram_context';
+  if (!TAG_NAME.test(tag)) {
+    throw new EngramError('INVALID_INPUT', `invalid context tag name: ${JSON.stringify(tag)}`, { details: { field: 'tag' } });
+  }
+  const preamble = (options.preamble ?? DEFAULT_PREAMBLE).replace(/\s*[\r\n]+\s*/g, ' ');
+  const timestamp = options.timestamp ?? 'stated-or-created';
+  const withSummaries = options.summaries ?? true;
+  const maxMemories = positiveInt('maxMemories', options.maxMemories, 20);
+  const maxChars = positiveInt('maxChars', options.maxChars, 4000);
+  const maxTokens = positiveInt('maxTokens', options.maxTokens, 1000);
+  const maxItemChars = Math.max(2, positiveInt('maxItemChars', options.maxItemChars, 1000));
+
+  const candidates: Array<{ hit: Hit; line: string }> = [];
+  for (const hit of hits) {
+    const line = memoryLine(hit.memory, timestamp, maxItemChars);
+    if (line !== null) candidates.push({ hit, line });
+  }
+  if (candidates.length === 0) return null;
+
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  const render = (lines: string[], summaryLines: string[], omittedM: number, omittedS: number): string => {
+    const body = [open, preamble, ...lines];
+    if (summaryLines.length > 0) body.push('## Summaries', ...summaryLines);
+    const omission = omissionLine(omittedM, omittedS);
+    if (omission !== null) body.push(omission);
+    body.push(close);
+    return body.join('\n');
+  };
+  const fits = (text: string): boolean => text.length <= maxChars && approximateTokens(text) <= maxTokens;
+
+  // Memory lines first: take as many as fit together with the omission line they would need.
+  let taken = Math.min(maxMemories, candidates.length);
+  while (taken > 0 && !fits(render(candidates.slice(0, taken).map((c) => c.line), [], candidates.length - taken, 0))) {
+    taken -= 1;
+  }
+  if (taken === 0) return null;
+  const included = candidates.slice(0, taken);
+  const lines = included.map((c) => c.line);
+  const omittedMemories = candidates.length - taken;
+
+  // Then summaries of the included memories, deduplicated, as far as the bounds allow.
+  const summaries: string[] = [];
+  if (withSummaries) {
+    const seen = new Set<string>();
+    for (const c of included) {
+      const s = c.hit.memory.summary;
+      if (s === null || s === undefined) continue;
+      const clean = cut(sanitizeMemoryText(s), maxItemChars);
+      if (clean === '' || seen.has(clean)) continue;
+      seen.add(clean);
+      summaries.push(`- ${clean}`);
+    }
+  }
+  let summaryTaken = summaries.length;
+  while (summaryTaken > 0 && !fits(render(lines, summaries.slice(0, summaryTaken), omittedMemories, summaries.length - summaryTaken))) {
+    summaryTaken -= 1;
+  }
+  const omittedSummaries = summaries.length - summaryTaken;
+  const text = render(lines, summaries.slice(0, summaryTaken), omittedMemories, omittedSummaries);
+  return {
+    text,
+    included: included.map((c) => c.hit),
+    omittedMemories,
+    omittedSummaries,
+    chars: text.length,
+    approxTokens: approximateTokens(text),
+  };
+}

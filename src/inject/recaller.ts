@@ -1,0 +1,13 @@
+import type { MemoryApi } from '../api.js';
+
+/**
+ * What injection needs from Engram: recall only. The in-process facade (`Engram`) and the
+ * remote client both satisfy it; tests may pass any object that returns real recall results.
+ */
+export type Recaller = Pick<MemoryApi, 'recall'>;
+
+/**
+ * What capture needs from Engram: an atomic batch add within an explicit scope.
+ * The facade and the remote client both satisfy it.
+ */
+export type MemoryWriter = Pick<MemoryApi, 'addMany'>;
