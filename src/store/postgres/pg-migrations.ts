@@ -1,0 +1,212 @@
+import type pg from 'pg';
+import { EngramError } from '../../model/errors.js';
+
+/** Quotes an SQL identifier ("a""b"). */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Table and index names of one Engram schema, already quoted and qualified. */
+export interface PgNames {
+  schema: string;
+  memories: string;
+  migrations: string;
+  /** Unqualified prefix for index names. */
+  prefix: string;
+}
+
+/** Names for tables in `schema`. */
+export function pgNames(schema: string): PgNames {
+  const s = quoteIdent(schema);
+  return { schema: s, memories: `${s}.engram_memories`, migrations: `${s}.engram_schema_migrations`, prefix: 'engram_memories' };
+}
+
+/** One schema step: applied once, in its own transaction, recorded in `engram_schema_migrations`. */
+export interface PgMigration {
+  version: number;
+  name: string;
+  /** The DDL for a schema (names already qualified). */
+  sql: (names: PgNames) => string;
+}
+
+/**
+ * The schema, oldest first. Never edit a released migration; append a new one.
+ *
+ * `engram_memories` is keyed by tenant first: the primary key is (tenant, id) and every index
+ * leads with tenant (then user), so the table can be hash-partitioned on `tenant`, or
+ * distributed on it (Citus `create_distributed_table('engram_memories', 'tenant')`; CockroachDB
+ * ranges split along the same prefix). Timestamps are ISO-8601 text in the "C" collation (they
+ * round-trip byte-for-byte and sort like the SQLite backend); ids too, so ties break identically.
+ * Vectors are little-endian float32 `bytea` with `embed_model` / `embed_dim`: app-side exact
+ * cosine works on any PostgreSQL. The pgvector column `embedding` is NOT part of a migration: it
+ * is added (and backfilled) by {@link ensurePgVector} whenever the extension is available, so a
+ * database that gains pgvector later starts using it.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'memories',
+    sql: (n) => `
+CREATE TABLE ${n.memories} (
+  tenant text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C",
+  id text COLLATE "C" NOT NULL,
+  agent_id text COLLATE "C",
+  session_id text COLLATE "C",
+  collection text COLLATE "C",
+  type text NOT NULL,
+  key text COLLATE "C",
+  tags text[] NOT NULL DEFAULT '{}',
+  level text,
+  summary text,
+  background text,
+  sources jsonb NOT NULL DEFAULT '[]',
+  metadata jsonb NOT NULL DEFAULT '{}',
+  text text NOT NULL,
+  stated_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  status text NOT NULL DEFAULT 'activated',
+  use_count integer NOT NULL DEFAULT 0,
+  last_used_at text COLLATE "C",
+  embed_model text COLLATE "C",
+  embed_dim integer,
+  vector bytea,
+  fts tsvector NOT NULL,
+  PRIMARY KEY (tenant, id)
+);
+CREATE INDEX ${n.prefix}_user ON ${n.memories} (tenant, user_id, created_at, id);
+CREATE INDEX ${n.prefix}_created ON ${n.memories} (tenant, created_at, id);
+CREATE INDEX ${n.prefix}_updated ON ${n.memories} (tenant, updated_at, id);
+CREATE INDEX ${n.prefix}_stated ON ${n.memories} (tenant, (COALESCE(stated_at, '')), id);
+CREATE INDEX ${n.prefix}_model ON ${n.memories} (tenant, embed_model, user_id);
+CREATE INDEX ${n.prefix}_key ON ${n.memories} (tenant, key);
+CREATE INDEX ${n.prefix}_tags ON ${n.memories} USING gin (tags);
+CREATE INDEX ${n.prefix}_fts ON ${n.memories} USING gin (fts);
+`,
+  },
+];
+
+async function tryExtension(client: pg.PoolClient, name: string): Promise<boolean> {
+  const found = await client.query<{ installed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1) AS installed`,
+    [name],
+  );
+  if (found.rows[0]?.installed) return true;
+  const available = await client.query<{ ok: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = $1) AS ok`,
+    [name],
+  );
+  if (!available.rows[0]?.ok) return false;
+  await client.query('SAVEPOINT engram_ext');
+  try {
+    await client.query(`CREATE EXTENSION IF NOT EXISTS ${quoteIdent(name)}`);
+    await client.query('RELEASE SAVEPOINT engram_ext');
+    return true;
+  } catch {
+    // No privilege to create it (managed servers): carry on without it.
+    await client.query('ROLLBACK TO SAVEPOINT engram_ext');
+    return false;
+  }
+}
+
+/** Options of {@link applyPgMigrations}. */
+export interface ApplyPgMigrationsOptions {
+  /** @default 'public' */
+  schema?: string | undefined;
+  /** Try `CREATE EXTENSION vector` and add the pgvector column. @default true */
+  pgvector?: boolean | undefined;
+  /** Migrations to apply. @default PG_MIGRATIONS */
+  migrations?: readonly PgMigration[] | undefined;
+}
+
+/** What {@link applyPgMigrations} did. */
+export interface PgMigrationReport {
+  /** Versions applied by this call, in order. */
+  applied: number[];
+  /** Highest applied version after the call. */
+  version: number;
+  /** True when the pgvector column exists (the extension is installed and usable). */
+  pgvector: boolean;
+}
+
+/**
+ * Applies pending migrations under a transaction-level advisory lock (so concurrent processes
+ * never apply a step twice), then makes sure the optional pgvector column exists when the
+ * extension is available. Idempotent; this is what `engram migrate` calls.
+ * Throws EngramError('MIGRATION_ERROR') naming the failing version.
+ */
+export async function applyPgMigrations(pool: pg.Pool, options: ApplyPgMigrationsOptions = {}): Promise<PgMigrationReport> {
+  const schema = options.schema ?? 'public';
+  const names = pgNames(schema);
+  const migrations = [...(options.migrations ?? PG_MIGRATIONS)].sort((a, b) => a.version - b.version);
+  const client = await pool.connect();
+  const applied: number[] = [];
+  let current = 0;
+  let failing: PgMigration | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${names.migrations} (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const done = new Set((await client.query<{ version: number }>(`SELECT version FROM ${names.migrations}`)).rows.map((r) => r.version));
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      failing = migration;
+      await client.query(migration.sql(names));
+      await client.query(`INSERT INTO ${names.migrations} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      applied.push(migration.version);
+      failing = undefined;
+    }
+    current = Math.max(0, ...done, ...applied);
+    const pgvector = options.pgvector === false ? false : await ensurePgVector(client, names);
+    await client.query('COMMIT');
+    return { applied, version: current, pgvector };
+  } catch (cause) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw new EngramError(
+      'MIGRATION_ERROR',
+      failing ? `postgres migration ${failing.version} (${failing.name}) failed` : 'postgres migrations failed',
+      { cause, details: { version: failing?.version, schema } },
+    );
+  } finally {
+    client.release();
+  }
+}
+
+/** Versions recorded in `engram_schema_migrations` (empty when the schema was never migrated). */
+export async function appliedPgMigrations(pool: pg.Pool, schema = 'public'): Promise<number[]> {
+  const names = pgNames(schema);
+  const exists = await pool.query<{ t: string | null }>(`SELECT to_regclass($1) AS t`, [`${names.schema}.engram_schema_migrations`]);
+  if (!exists.rows[0]?.t) return [];
+  return (await pool.query<{ version: number }>(`SELECT version FROM ${names.migrations} ORDER BY version`)).rows.map((r) => r.version);
+}
+
+/**
+ * Installs pgvector if possible and adds the `embedding vector` column, backfilling it from the
+ * float32 bytes of rows written before. Returns false when the extension is unavailable.
+ */
+async function ensurePgVector(client: pg.PoolClient, names: PgNames): Promise<boolean> {
+  if (!(await tryExtension(client, 'vector'))) return false;
+  const col = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'embedding' AND NOT attisdropped`,
+    [names.memories],
+  );
+  if ((col.rows[0]?.n ?? 0) > 0) return true;
+  await client.query(`ALTER TABLE ${names.memories} ADD COLUMN embedding vector`);
+  // Backfill: float32 LE bytes -> vector, in SQL so no row leaves the server.
+  await client.query(`UPDATE ${names.memories} SET embedding = (
+      SELECT ('[' || string_agg(
+        (CASE WHEN (b >> 31) = 1 THEN -1 ELSE 1 END *
+         CASE WHEN ((b >> 23) & 255) = 0 THEN (b & 8388607) * 2.0 ^ (-149)
+              ELSE ((b & 8388607) + 8388608) * 2.0 ^ (((b >> 23) & 255) - 150) END)::float4::text, ',' ORDER BY i) || ']')::vector
+      FROM (SELECT i, (get_byte(vector, i * 4) | (get_byte(vector, i * 4 + 1) << 8) | (get_byte(vector, i * 4 + 2) << 16)
+                       | (get_byte(vector, i * 4 + 3)::bigint << 24)) AS b
+            FROM generate_series(0, embed_dim - 1) AS i) AS bits)
+    WHERE vector IS NOT NULL AND embedding IS NULL`);
+  return true;
+}
