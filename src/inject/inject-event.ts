@@ -15,6 +15,8 @@ export type SkipReason =
   | 'no-hits'
   /** The hits produced no block within the bounds (e.g. `maxChars` too small). */
   | 'empty-block'
+  /** The request has a query but no place the block can go (e.g. `system` of an unknown type). */
+  | 'unsupported-request'
   /** Recall did not finish within the time budget. */
   | 'timeout'
   /** Recall (or scope resolution) failed. */

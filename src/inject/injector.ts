@@ -202,7 +202,7 @@ export function createInjector(options: InjectorOptions): Injector {
     if (block === null) return skip(adapter, request, 'empty-block', query, resolvedScope, { recallMs });
     const injected = adapter.injectBlock(request, block.text);
     const injectMs = now() - injectStarted;
-    if (injected === request) return skip(adapter, request, 'no-query', query, resolvedScope, { recallMs });
+    if (injected === request) return skip(adapter, request, 'unsupported-request', query, resolvedScope, { recallMs });
     emit({
       type: 'injected',
       provider: adapter.name,
