@@ -1,0 +1,17 @@
+export type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  ListOptions,
+  MemoryFilter,
+  MemoryRecord,
+  MemoryStore,
+  Page,
+  ScopeStats,
+} from './memory-store.js';
+export { createSqliteStore, SqliteStore, type SqliteStoreOptions, applySqliteMigrations, SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite/index.js';
+export { encodeVector, decodeVector } from './vector-codec.js';
+export { isStorableText, assertStorableText } from './text-check.js';
+export { assertRecord, assertFilter, assertScope, assertVector, assertLimit } from './record-validation.js';
+export { encodeListCursor, decodeListCursor, type ListCursor, type ListOrder, type ListDirection } from './list-cursor.js';

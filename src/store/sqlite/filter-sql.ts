@@ -1,0 +1,89 @@
+import type { MemoryFilter } from '../memory-store.js';
+import type { SlotMeta } from './vector-partition.js';
+
+/** A SQL WHERE fragment over alias `m` and its positional parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/** Default statuses of every filter. */
+export const DEFAULT_STATUSES = ['activated'] as const;
+
+/**
+ * Translates a {@link MemoryFilter} into a WHERE fragment, tenant first so the tenant-leading
+ * indexes apply. Scope fields left out match any value; `statuses` defaults to ['activated'];
+ * `tags` is all-of; an empty `types`/`statuses`/`ids` list matches nothing.
+ */
+export function filterSql(filter: MemoryFilter): SqlFragment {
+  const parts: string[] = ['m.tenant = ?'];
+  const params: unknown[] = [filter.scope.tenant];
+  const scopeColumns = [
+    ['user', 'm.user_id'],
+    ['agent', 'm.agent_id'],
+    ['session', 'm.session_id'],
+    ['collection', 'm.collection'],
+  ] as const;
+  for (const [field, column] of scopeColumns) {
+    const value = filter.scope[field];
+    if (value !== undefined) {
+      parts.push(`${column} = ?`);
+      params.push(value);
+    }
+  }
+  const statuses = filter.statuses ?? DEFAULT_STATUSES;
+  parts.push('m.status IN (SELECT value FROM json_each(?))');
+  params.push(JSON.stringify(statuses));
+  if (filter.types !== undefined) {
+    parts.push('m.type IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.types));
+  }
+  if (filter.key !== undefined) {
+    parts.push('m.key = ?');
+    params.push(filter.key);
+  }
+  if (filter.ids !== undefined) {
+    parts.push('m.id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(filter.ids));
+  }
+  for (const tag of new Set(filter.tags ?? [])) {
+    parts.push('m.pk IN (SELECT pk FROM memory_tags WHERE tag = ?)');
+    params.push(tag);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+/**
+ * The same filter as an in-memory predicate over cached rows (the partition already fixes
+ * tenant, model and user). Returns null when nothing beyond the partition needs checking.
+ */
+export function filterPredicate(filter: MemoryFilter, partitionStatuses: ReadonlySet<string> | null): ((id: string, meta: SlotMeta) => boolean) | null {
+  const statuses = new Set<string>(filter.statuses ?? DEFAULT_STATUSES);
+  const types = filter.types === undefined ? null : new Set<string>(filter.types);
+  const ids = filter.ids === undefined ? null : new Set(filter.ids);
+  const tags = [...new Set(filter.tags ?? [])];
+  const { agent, session, collection } = filter.scope;
+  const key = filter.key;
+  const statusesCovered = partitionStatuses !== null && [...partitionStatuses].every((s) => statuses.has(s));
+  if (
+    statusesCovered &&
+    types === null &&
+    ids === null &&
+    tags.length === 0 &&
+    agent === undefined &&
+    session === undefined &&
+    collection === undefined &&
+    key === undefined
+  ) {
+    return null;
+  }
+  return (id, meta) =>
+    statuses.has(meta.status) &&
+    (types === null || types.has(meta.type)) &&
+    (ids === null || ids.has(id)) &&
+    (agent === undefined || meta.agent === agent) &&
+    (session === undefined || meta.session === session) &&
+    (collection === undefined || meta.collection === collection) &&
+    (key === undefined || meta.key === key) &&
+    tags.every((t) => meta.tags.includes(t));
+}

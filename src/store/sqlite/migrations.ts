@@ -1,0 +1,121 @@
+import type Database from 'better-sqlite3';
+import { EngramError } from '../../model/errors.js';
+
+/** One schema step. Applied once, in its own transaction, recorded in `schema_migrations`. */
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, oldest first. Never edit a released migration; append a new one.
+ *
+ * - `memories`: one row per memory. `pk` is the rowid the FTS index points at; `(tenant, id)`
+ *   is the public key, so the same id may exist in two tenants without either seeing the other.
+ *   Vectors are little-endian float32 BLOBs with `embed_model` / `embed_dim`.
+ * - `memory_tags`: one row per (memory, tag) for all-of tag filters, cascading on delete.
+ * - `memories_fts`: contentless FTS5 (`contentless_delete=1`) kept in step by the store in the
+ *   same transaction as every write. Column `body` holds the text with CJK runs rewritten as
+ *   overlapping bigrams; column `uni` holds the CJK characters one by one (for 1-char terms).
+ * - `memory_changes`: append-only change log (`seq` increases with every write) that lets the
+ *   in-memory vector cache of every process catch up with writes made by other processes.
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'memories',
+    sql: `
+CREATE TABLE memories (
+  pk INTEGER PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  id TEXT NOT NULL,
+  user_id TEXT,
+  agent_id TEXT,
+  session_id TEXT,
+  collection TEXT,
+  type TEXT NOT NULL,
+  key TEXT,
+  tags TEXT NOT NULL DEFAULT '[]',
+  level TEXT,
+  summary TEXT,
+  background TEXT,
+  sources TEXT NOT NULL DEFAULT '[]',
+  metadata TEXT NOT NULL DEFAULT '{}',
+  text TEXT NOT NULL,
+  stated_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'activated',
+  use_count INTEGER NOT NULL DEFAULT 0,
+  last_used_at TEXT,
+  embed_model TEXT,
+  embed_dim INTEGER,
+  vector BLOB,
+  UNIQUE (tenant, id)
+);
+CREATE INDEX memories_created ON memories (tenant, created_at, id);
+CREATE INDEX memories_updated ON memories (tenant, updated_at, id);
+CREATE INDEX memories_stated ON memories (tenant, stated_at, id);
+CREATE INDEX memories_user ON memories (tenant, user_id, created_at);
+CREATE INDEX memories_vectors ON memories (tenant, embed_model, embed_dim, user_id);
+CREATE INDEX memories_key ON memories (tenant, key);
+CREATE TABLE memory_tags (
+  pk INTEGER NOT NULL REFERENCES memories (pk) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  PRIMARY KEY (tag, pk)
+) WITHOUT ROWID;
+CREATE INDEX memory_tags_pk ON memory_tags (pk);
+CREATE TABLE memory_changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  tenant TEXT NOT NULL,
+  id TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'fts5',
+    sql: `
+CREATE VIRTUAL TABLE memories_fts USING fts5 (
+  body, uni,
+  content = '',
+  contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab (memories_fts, 'row');
+`,
+  },
+];
+
+/**
+ * Applies pending migrations, each in its own IMMEDIATE transaction (so two processes opening
+ * the same new file do not both apply it). Idempotent.
+ */
+export function applySqliteMigrations(db: Database.Database, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const has = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?');
+  const record = db.prepare<[number, string, string]>('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  let applied = 0;
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    const step = db.transaction(() => {
+      if (has.get(migration.version) !== undefined) return false;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+      return true;
+    });
+    try {
+      if (step.immediate()) applied++;
+    } catch (cause) {
+      throw new EngramError('MIGRATION_ERROR', `migration ${migration.version} (${migration.name}) failed`, {
+        cause,
+        details: { version: migration.version },
+      });
+    }
+  }
+  return applied;
+}

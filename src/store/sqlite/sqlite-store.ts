@@ -1,0 +1,549 @@
+import Database from 'better-sqlite3';
+import { EngramError } from '../../model/errors.js';
+import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
+import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import { decodeListCursor, encodeListCursor, type ListDirection, type ListOrder } from '../list-cursor.js';
+import type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  ListOptions,
+  MemoryFilter,
+  MemoryRecord,
+  MemoryStore,
+  Page,
+  ScopeStats,
+} from '../memory-store.js';
+import { assertFilter, assertIds, assertLimit, assertMemoryFields, assertRecord, assertTenant, assertVector } from '../record-validation.js';
+import { decodeVector, encodeVector } from '../vector-codec.js';
+import { filterPredicate, filterSql } from './filter-sql.js';
+import { ftsDocument, ftsTerms } from './fts-text.js';
+import { applySqliteMigrations } from './migrations.js';
+import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from './row-mapper.js';
+import { toEngramError } from './sqlite-errors.js';
+import { ALL_USERS, VectorCache } from './vector-cache.js';
+import { writeNormalized } from './vector-partition.js';
+
+/** Options of {@link createSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Database file, or `':memory:'` for a private in-memory database. */
+  path: string;
+  /** How long a write waits for another connection's lock before failing with STORE_BUSY. @default 5000 */
+  busyTimeoutMs?: number | undefined;
+  /** Apply pending migrations when opening. @default true */
+  migrate?: boolean | undefined;
+  /**
+   * `PRAGMA synchronous`. 'FULL' makes every acknowledged write survive power loss; 'NORMAL'
+   * survives a process crash only, and is faster. @default 'FULL'
+   */
+  synchronous?: 'FULL' | 'NORMAL' | undefined;
+  /** Keep per-partition vectors in memory for fast exact dense search. @default true */
+  vectorCache?: boolean | undefined;
+  /** Upper bound on cached vector bytes before least recently used partitions are dropped. @default 536870912 (512 MiB) */
+  vectorCacheMaxBytes?: number | undefined;
+  /** Threads for one native vector scan (0 = all cores). One is fastest for single queries here. @default 1 */
+  searchThreads?: number | undefined;
+  /**
+   * A lexical query whose terms match at most this many rows in total (by document frequency)
+   * is scored in full. Above it, terms found in more than `lexicalCommonShare` of all rows are
+   * dropped (when rarer terms remain); if the rest still match more rows than this, only the
+   * newest `lexicalScanCap` matches are scored. @default 20000
+   */
+  lexicalRankAllBelow?: number | undefined;
+  /** Share of all rows above which a term counts as common (see `lexicalRankAllBelow`). @default 0.2 */
+  lexicalCommonShare?: number | undefined;
+  /** Matches examined by a capped lexical search. @default 5000 */
+  lexicalScanCap?: number | undefined;
+  /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
+  changeLogRetention?: number | undefined;
+}
+
+const LIST_MAX = 1000;
+const SEARCH_MAX = 10_000;
+
+const ORDER_COLUMNS: Record<ListOrder, string> = {
+  createdAt: 'm.created_at',
+  updatedAt: 'm.updated_at',
+  statedAt: "coalesce(m.stated_at, '')",
+};
+
+const ORDER_FIELDS: Record<ListOrder, 'createdAt' | 'updatedAt' | 'statedAt'> = {
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  statedAt: 'statedAt',
+};
+
+type StorePatch = MemoryPatch & { updatedAt: string; statedAt?: string | null };
+
+/**
+ * The SQLite backend of {@link MemoryStore} (better-sqlite3, WAL, FTS5, float32 vector BLOBs,
+ * an in-memory exact vector cache kept in step across processes).
+ */
+export class SqliteStore implements MemoryStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly options: Required<Omit<SqliteStoreOptions, 'path'>> & { path: string };
+  private closed = false;
+  private docCount: { version: number; dirty: boolean; value: number } = { version: -1, dirty: true, value: 0 };
+  private writesSincePrune = 0;
+
+  constructor(options: SqliteStoreOptions) {
+    this.options = {
+      path: options.path,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      migrate: options.migrate ?? true,
+      synchronous: options.synchronous ?? 'FULL',
+      vectorCache: options.vectorCache ?? true,
+      vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? 512 * 1024 * 1024,
+      searchThreads: options.searchThreads ?? 1,
+      lexicalCommonShare: options.lexicalCommonShare ?? 0.2,
+      lexicalRankAllBelow: options.lexicalRankAllBelow ?? 20_000,
+      lexicalScanCap: options.lexicalScanCap ?? 5000,
+      changeLogRetention: options.changeLogRetention ?? 200_000,
+    };
+    try {
+      this.db = new Database(options.path, { timeout: this.options.busyTimeoutMs });
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs))}`);
+      if (options.path !== ':memory:' && options.path !== '') this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${this.options.synchronous}`);
+      this.db.pragma('foreign_keys = ON');
+      if (this.options.migrate) applySqliteMigrations(this.db);
+    } catch (error) {
+      throw toEngramError(error, 'open');
+    }
+  }
+
+  /** Created on the first dense search (the schema must exist by then). */
+  private lazyCache: VectorCache | null = null;
+
+  /** The underlying connection, for diagnostics and tests. Do not write through it. */
+  get database(): Database.Database {
+    this.assertOpen();
+    return this.db;
+  }
+
+  /** Rows skipped by the vector cache because their blob was corrupt. */
+  get corruptVectorsSkipped(): number {
+    return this.lazyCache?.corruptSkipped ?? 0;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EngramError('STORE_CLOSED', 'the store is closed');
+  }
+
+  private run<T>(operation: string, fn: () => T): Promise<T> {
+    try {
+      this.assertOpen();
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(toEngramError(error, operation));
+    }
+  }
+
+  private vectorCache(): VectorCache | null {
+    if (this.lazyCache === null && this.options.vectorCache) {
+      this.lazyCache = new VectorCache(this.db, { maxBytes: this.options.vectorCacheMaxBytes, reloadAbove: 5000 });
+    }
+    return this.lazyCache;
+  }
+
+  private afterWrite(): void {
+    this.lazyCache?.markDirty();
+    this.docCount.dirty = true;
+  }
+
+  migrate(): Promise<void> {
+    return this.run('migrate', () => {
+      applySqliteMigrations(this.db);
+    });
+  }
+
+  insert(records: MemoryRecord[]): Promise<void> {
+    return this.run('insert', () => {
+      if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
+      for (const record of records) assertRecord(record);
+      if (records.length === 0) return;
+      const insertRow = this.db.prepare(`INSERT INTO memories (
+        tenant, id, user_id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources,
+        metadata, text, stated_at, created_at, updated_at, status, use_count, last_used_at, embed_model, embed_dim, vector
+      ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?)`);
+      const insertTag = this.db.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
+      const insertFts = this.db.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)');
+      const logChange = this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
+      const tx = this.db.transaction(() => {
+        for (const r of records) {
+          const info = insertRow.run(
+            r.scope.tenant, r.id, r.scope.user ?? null, r.scope.agent ?? null, r.scope.session ?? null,
+            r.scope.collection ?? null, r.type, r.key ?? null, JSON.stringify(r.tags), r.level ?? null, r.summary ?? null,
+            r.background ?? null, JSON.stringify(r.sources), JSON.stringify(r.metadata), r.text, r.statedAt ?? null,
+            r.createdAt, r.updatedAt, r.status,
+            r.vector ? (r.embedding as EmbeddingInfo).model : null,
+            r.vector ? (r.embedding as EmbeddingInfo).dim : null,
+            r.vector ? encodeVector(r.vector) : null,
+          );
+          const pk = Number(info.lastInsertRowid);
+          for (const tag of r.tags) insertTag.run(pk, tag);
+          const doc = ftsDocument(r.text);
+          insertFts.run(pk, doc.body, doc.uni);
+          logChange.run(r.scope.tenant, r.id);
+        }
+      });
+      tx.immediate();
+      this.afterWrite();
+      this.maybePruneChanges(records.length);
+    });
+  }
+
+  private maybePruneChanges(writes: number): void {
+    this.writesSincePrune += writes;
+    if (this.writesSincePrune < 10_000) return;
+    this.writesSincePrune = 0;
+    try {
+      this.db
+        .prepare('DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?')
+        .run(this.options.changeLogRetention);
+    } catch {
+      // Pruning is housekeeping; a busy database simply prunes next time.
+    }
+  }
+
+  get(tenant: string, ids: string[]): Promise<Memory[]> {
+    return this.run('get', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return [];
+      const rows = this.db
+        .prepare<[string, string], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`)
+        .all(tenant, JSON.stringify(ids));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const out: Memory[] = [];
+      const seen = new Set<string>();
+      for (const id of ids) {
+        const row = byId.get(id);
+        if (row === undefined || seen.has(id)) continue;
+        seen.add(id);
+        out.push(rowToMemory(row));
+      }
+      return out;
+    });
+  }
+
+  getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>> {
+    return this.run('getVectors', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      const out = new Map<string, Float32Array>();
+      if (ids.length === 0) return out;
+      const rows = this.db
+        .prepare<[string, string], { id: string; embed_dim: number | null; vector: Buffer }>(
+          'SELECT id, embed_dim, vector FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND vector IS NOT NULL',
+        )
+        .all(tenant, JSON.stringify(ids));
+      const corrupt: string[] = [];
+      for (const row of rows) {
+        try {
+          out.set(row.id, decodeVector(row.vector, row.embed_dim, row.id));
+        } catch {
+          corrupt.push(row.id);
+        }
+      }
+      if (corrupt.length > 0) {
+        throw new EngramError('CORRUPT_VECTOR', `stored vector of ${corrupt.join(', ')} has the wrong byte length`, {
+          details: { ids: corrupt },
+        });
+      }
+      return out;
+    });
+  }
+
+  update(
+    tenant: string,
+    id: string,
+    patch: StorePatch,
+    vector?: { vector: Float32Array; embedding: EmbeddingInfo } | null,
+  ): Promise<Memory | null> {
+    return this.run('update', () => {
+      assertTenant(tenant);
+      if (typeof id !== 'string') throw new EngramError('INVALID_INPUT', 'id must be a string');
+      if (patch === null || typeof patch !== 'object') throw new EngramError('INVALID_INPUT', 'patch must be an object');
+      if (typeof patch.updatedAt !== 'string' || Number.isNaN(Date.parse(patch.updatedAt))) {
+        throw new EngramError('INVALID_INPUT', 'patch.updatedAt must be an ISO-8601 timestamp');
+      }
+      assertMemoryFields(patch as Partial<MemoryRecord>, id);
+      if (vector !== undefined && vector !== null) assertVector(vector.vector, vector.embedding, id);
+
+      const sets: string[] = ['updated_at = ?'];
+      const params: unknown[] = [patch.updatedAt];
+      const simple: Array<[keyof StorePatch, string]> = [
+        ['text', 'text'], ['type', 'type'], ['key', 'key'], ['level', 'level'], ['summary', 'summary'],
+        ['background', 'background'], ['statedAt', 'stated_at'], ['status', 'status'],
+      ];
+      for (const [field, column] of simple) {
+        if (patch[field] !== undefined) {
+          sets.push(`${column} = ?`);
+          params.push(patch[field] ?? null);
+        }
+      }
+      for (const [field, column] of [['tags', 'tags'], ['sources', 'sources'], ['metadata', 'metadata']] as const) {
+        if (patch[field] !== undefined) {
+          sets.push(`${column} = ?`);
+          params.push(JSON.stringify(patch[field]));
+        }
+      }
+      if (vector === null) {
+        sets.push('embed_model = NULL', 'embed_dim = NULL', 'vector = NULL');
+      } else if (vector !== undefined) {
+        sets.push('embed_model = ?', 'embed_dim = ?', 'vector = ?');
+        params.push(vector.embedding.model, vector.embedding.dim, encodeVector(vector.vector));
+      }
+      const tx = this.db.transaction((): MemoryRow | null => {
+        const found = this.db.prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?').get(tenant, id);
+        if (found === undefined) return null;
+        this.db.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE pk = ?`).run(...params, found.pk);
+        if (patch.tags !== undefined) {
+          this.db.prepare('DELETE FROM memory_tags WHERE pk = ?').run(found.pk);
+          const insertTag = this.db.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
+          for (const tag of patch.tags) insertTag.run(found.pk, tag);
+        }
+        if (patch.text !== undefined) {
+          const doc = ftsDocument(patch.text);
+          this.db.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(found.pk);
+          this.db.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)').run(found.pk, doc.body, doc.uni);
+        }
+        this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
+        return this.db.prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`).get(found.pk) ?? null;
+      });
+      const row = tx.immediate();
+      if (row === null) return null;
+      this.afterWrite();
+      return rowToMemory(row);
+    });
+  }
+
+  delete(tenant: string, ids: string[]): Promise<number> {
+    return this.run('delete', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return 0;
+      const tx = this.db.transaction(() => {
+        const removed = this.db
+          .prepare<[string, string], { pk: number; id: string }>(
+            'DELETE FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING pk, id',
+          )
+          .all(tenant, JSON.stringify(ids));
+        const deleteFts = this.db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
+        const logChange = this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
+        for (const row of removed) {
+          deleteFts.run(row.pk);
+          logChange.run(tenant, row.id);
+        }
+        return removed.length;
+      });
+      const n = tx.immediate();
+      if (n > 0) this.afterWrite();
+      return n;
+    });
+  }
+
+  list(filter: MemoryFilter, options: ListOptions = {}): Promise<Page<Memory>> {
+    return this.run('list', () => {
+      assertFilter(filter);
+      const limit = options.limit ?? 50;
+      assertLimit(limit, LIST_MAX);
+      const order: ListOrder = options.order ?? 'createdAt';
+      const direction: ListDirection = options.direction ?? 'asc';
+      if (!(order in ORDER_COLUMNS)) throw new EngramError('INVALID_INPUT', `unknown order ${String(order)}`);
+      if (direction !== 'asc' && direction !== 'desc') throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
+      const column = ORDER_COLUMNS[order];
+      const where = filterSql(filter);
+      const params = [...where.params];
+      let keyset = '';
+      if (options.cursor !== undefined) {
+        const cursor = decodeListCursor(options.cursor, order, direction);
+        keyset = ` AND (${column}, m.id) ${direction === 'asc' ? '>' : '<'} (?, ?)`;
+        params.push(cursor.value ?? '', cursor.id);
+      }
+      const dir = direction === 'asc' ? 'ASC' : 'DESC';
+      const rows = this.db
+        .prepare<unknown[], MemoryRow>(
+          `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where.sql}${keyset} ORDER BY ${column} ${dir}, m.id ${dir} LIMIT ?`,
+        )
+        .all(...params, limit + 1);
+      const items = rows.slice(0, limit).map(rowToMemory);
+      const last = items[items.length - 1];
+      const nextCursor =
+        rows.length > limit && last !== undefined
+          ? encodeListCursor({ order, direction, value: last[ORDER_FIELDS[order]], id: last.id })
+          : null;
+      return { items, nextCursor };
+    });
+  }
+
+  count(filter: MemoryFilter): Promise<number> {
+    return this.run('count', () => {
+      assertFilter(filter);
+      const where = filterSql(filter);
+      return this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(...where.params)?.n ?? 0;
+    });
+  }
+
+  stats(filter: MemoryFilter): Promise<ScopeStats> {
+    return this.run('stats', () => {
+      assertFilter(filter);
+      const where = filterSql(filter);
+      const groups = this.db
+        .prepare<unknown[], { type: MemoryType; status: MemoryStatus; n: number }>(
+          `SELECT m.type AS type, m.status AS status, count(*) AS n FROM memories m WHERE ${where.sql} GROUP BY m.type, m.status`,
+        )
+        .all(...where.params);
+      const models = this.db
+        .prepare<unknown[], { model: string; dim: number; n: number }>(
+          `SELECT m.embed_model AS model, m.embed_dim AS dim, count(*) AS n FROM memories m
+           WHERE ${where.sql} AND m.embed_model IS NOT NULL GROUP BY m.embed_model, m.embed_dim ORDER BY m.embed_model, m.embed_dim`,
+        )
+        .all(...where.params);
+      const stats: ScopeStats = { total: 0, byType: {}, byStatus: {}, models: [] };
+      for (const g of groups) {
+        stats.total += g.n;
+        stats.byType[g.type] = (stats.byType[g.type] ?? 0) + g.n;
+        stats.byStatus[g.status] = (stats.byStatus[g.status] ?? 0) + g.n;
+      }
+      stats.models = models.map((m) => ({ model: m.model, dim: m.dim, count: m.n }));
+      return stats;
+    });
+  }
+
+  denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
+    return this.run('denseSearch', () => {
+      if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+      assertFilter(query.filter);
+      assertLimit(query.limit, SEARCH_MAX);
+      if (typeof query.model !== 'string' || query.model === '') throw new EngramError('INVALID_INPUT', 'query.model is required');
+      assertVector(query.vector, { model: query.model, dim: query.vector?.length ?? 0 });
+      const dim = query.vector.length;
+      const unit = new Float32Array(dim);
+      writeNormalized(unit, 0, query.vector);
+      if (unit.every((v) => v === 0)) return [];
+      const cache = this.vectorCache();
+      if (cache === null) return this.denseScan(query.filter, query.model, unit, query.limit);
+      const partition = cache.partition(query.filter.scope.tenant, query.model, dim, query.filter.scope.user ?? ALL_USERS);
+      return partition.search(unit, query.limit, filterPredicate(query.filter, partition.statuses()), this.options.searchThreads);
+    });
+  }
+
+  /** The reference design: read every matching blob per query and score it in JS. */
+  private denseScan(filter: MemoryFilter, model: string, unit: Float32Array, limit: number): DenseCandidate[] {
+    const where = filterSql(filter);
+    const rows = this.db
+      .prepare<unknown[], { id: string; vector: Buffer }>(
+        `SELECT m.id AS id, m.vector AS vector FROM memories m WHERE ${where.sql} AND m.embed_model = ? AND m.embed_dim = ? AND m.vector IS NOT NULL`,
+      )
+      .iterate(...where.params, model, unit.length);
+    const out: DenseCandidate[] = [];
+    const scratch = new Float32Array(unit.length);
+    for (const row of rows) {
+      if (row.vector.byteLength !== unit.length * 4) continue;
+      const v = decodeVector(row.vector, unit.length, row.id);
+      writeNormalized(scratch, 0, v);
+      let dot = 0;
+      for (let i = 0; i < unit.length; i++) dot += (scratch[i] as number) * (unit[i] as number);
+      out.push({ id: row.id, cosine: Number.isFinite(dot) ? Math.max(-1, Math.min(1, dot)) : 0 });
+    }
+    out.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return out.slice(0, limit);
+  }
+
+  private totalDocs(): number {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (this.docCount.dirty || this.docCount.version !== version) {
+      this.docCount = {
+        version,
+        dirty: false,
+        value: this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0,
+      };
+    }
+    return this.docCount.value;
+  }
+
+  lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
+    return this.run('lexicalSearch', () => {
+      if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+      assertFilter(query.filter);
+      assertLimit(query.limit, SEARCH_MAX);
+      if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+      const terms = ftsTerms(query.terms);
+      if (terms.length === 0) return [];
+      const docFreq = this.db.prepare<[string], { doc: number }>('SELECT doc FROM memories_fts_vocab WHERE term = ?');
+      const withDf = terms.map((t) => ({
+        ...t,
+        df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => docFreq.get(token)?.doc ?? 0)),
+      }));
+      const sumDf = (list: typeof withDf): number => list.reduce((sum, t) => sum + t.df, 0);
+      let kept = withDf;
+      if (sumDf(kept) > this.options.lexicalRankAllBelow) {
+        // Too many matches to score them all: drop the terms found in a large share of the corpus.
+        const limitDf = this.options.lexicalCommonShare * this.totalDocs();
+        const rare = withDf.filter((t) => t.df <= limitDf);
+        if (rare.length > 0) kept = rare;
+      }
+      const matches = sumDf(kept);
+      const match = kept.map((t) => `(${t.expression})`).join(' OR ');
+      const where = filterSql(query.filter);
+      if (matches <= this.options.lexicalRankAllBelow) {
+        const rows = this.db
+          .prepare<unknown[], { id: string; rank: number }>(
+            `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
+             WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
+          )
+          .all(match, ...where.params, query.limit);
+        return rows.map((r) => ({ id: r.id, score: -r.rank }));
+      }
+      // Capped: examine the newest matches only, so a query of common words costs a bounded amount.
+      const rows = this.db
+        .prepare<unknown[], { id: string; rank: number }>(
+          `SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
+           WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
+        )
+        .all(match, ...where.params, this.options.lexicalScanCap);
+      rows.sort((a, b) => a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return rows.slice(0, query.limit).map((r) => ({ id: r.id, score: -r.rank }));
+    });
+  }
+
+  recordUsage(tenant: string, ids: string[], at: string): Promise<void> {
+    return this.run('recordUsage', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
+      if (ids.length === 0) return;
+      this.db
+        .prepare('UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))')
+        .run(at, tenant, JSON.stringify([...new Set(ids)]));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.lazyCache?.clear();
+    try {
+      this.db.close();
+    } catch (error) {
+      return Promise.reject(toEngramError(error, 'close'));
+    }
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Opens (and by default migrates) a SQLite store. `path: ':memory:'` gives a private in-memory
+ * database. Throws EngramError('STORE_ERROR' | 'STORE_BUSY' | 'MIGRATION_ERROR') when the file
+ * cannot be opened or migrated.
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (options === null || typeof options !== 'object' || typeof options.path !== 'string') {
+    throw new EngramError('CONFIG_ERROR', 'createSqliteStore needs a path (a file or ":memory:")');
+  }
+  return new SqliteStore(options);
+}

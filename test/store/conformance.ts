@@ -1,0 +1,986 @@
+/**
+ * The shared MemoryStore conformance suite. Every backend runs it:
+ *
+ *   runStoreConformance('sqlite (file)', async () => ({ store, cleanup }), { skip: { 'test name': 'reason' } });
+ *
+ * Each test gets a fresh store from `factory` and uses tenants unique to the test, so a factory
+ * may also hand out the same database every time. Test names are stable: backends skip by name.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EngramError } from '../../src/model/errors.js';
+import type { Memory } from '../../src/model/memory.js';
+import type { MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
+import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
+
+export interface StoreHandle {
+  store: MemoryStore;
+  cleanup(): Promise<void>;
+}
+
+export interface ConformanceOptions {
+  /** Test name -> reason. Skipped tests are reported as skipped, with the reason in the title. */
+  skip?: Record<string, string>;
+}
+
+/** Every test name of the suite, for backends that want to check their skip list. */
+export const CONFORMANCE_TESTS: string[] = [];
+
+let tenantCounter = 0;
+function tenant(label = 't'): string {
+  tenantCounter++;
+  return `${label}-${process.pid}-${Date.now().toString(36)}-${tenantCounter}`;
+}
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, `expected EngramError(${code})`).toBeInstanceOf(EngramError);
+  expect((caught as EngramError).code).toBe(code);
+  return caught as EngramError;
+}
+
+/** What a record should look like when read back (no vector, usage zero). */
+function expected(record: MemoryRecord): Memory {
+  const { vector: _vector, ...rest } = record;
+  return { ...rest, usage: { count: 0, lastUsedAt: null } };
+}
+
+function ids(items: Array<{ id: string }>): string[] {
+  return items.map((item) => item.id);
+}
+
+export function runStoreConformance(
+  name: string,
+  factory: () => Promise<StoreHandle>,
+  options: ConformanceOptions = {},
+): void {
+  const skip = options.skip ?? {};
+
+  describe(`MemoryStore conformance: ${name}`, () => {
+    let handle: StoreHandle;
+    let store: MemoryStore;
+
+    beforeEach(async () => {
+      handle = await factory();
+      store = handle.store;
+      await store.migrate();
+    });
+
+    afterEach(async () => {
+      await handle.cleanup();
+    });
+
+    function test(title: string, fn: () => Promise<void>): void {
+      CONFORMANCE_TESTS.push(title);
+      const reason = skip[title];
+      if (reason !== undefined) {
+        it.skip(`${title} [skipped: ${reason}]`, fn);
+      } else {
+        it(title, fn);
+      }
+    }
+
+    // ---------------------------------------------------------------- migrate / insert / get
+
+    test('migrate is idempotent', async () => {
+      await store.migrate();
+      await store.migrate();
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T } });
+      await store.insert([r]);
+      await store.migrate();
+      expect(ids(await store.get(T, [r.id]))).toEqual([r.id]);
+    });
+
+    test('insert/get round-trips every field', async () => {
+      const T = tenant();
+      const vector = randomVector(seededRandom(1), 8);
+      const r = makeRecord({
+        scope: { tenant: T, user: 'u1', agent: 'a1', session: 's1', collection: 'c1' },
+        text: 'The user is allergic to peanuts',
+        type: 'UserMemory',
+        key: 'allergy',
+        tags: ['health', 'food'],
+        level: 'fact',
+        summary: 'peanut allergy',
+        background: 'said during dinner planning',
+        sources: [
+          { type: 'chat', id: 'D1:3', role: 'user', content: 'I am allergic to peanuts' },
+          { type: 'web', url: 'https://example.com/a?b=1', title: 'A page' },
+        ],
+        metadata: { n: 1, f: 1.5, b: true, nil: null, s: 'x', arr: [1, 'two', { three: 3 }], nested: { deep: { er: [true] } } },
+        statedAt: '2023-05-08T13:56:00.000Z',
+        createdAt: at(10),
+        updatedAt: at(11),
+        status: 'activated',
+        vector,
+        embedding: { model: 'test-model', dim: 8 },
+      });
+      await store.insert([r]);
+      const [got] = await store.get(T, [r.id]);
+      expect(got).toEqual(expected(r));
+      expect(got?.usage).toEqual({ count: 0, lastUsedAt: null });
+    });
+
+    test('insert/get round-trips unicode, emoji and CJK text', async () => {
+      const T = tenant();
+      const texts = [
+        'Crème brûlée à la façon de Zoë — naïve café',
+        'Привет, Москва! Ёлка',
+        '我对花生过敏，喜欢吃辣的东西',
+        '東京タワーに行きました',
+        '한국어 문장입니다',
+        'Emoji 👩🏽‍💻🚀 and flags 🇯🇵 and ZWJ 👨‍👩‍👧‍👦',
+        'Math 𝔸𝔹ℂ and combining e\u0301 and RTL مرحبا',
+        'quotes " \' ` and backslash \\ and newline\nand tab\t',
+      ];
+      const records = texts.map((text, i) =>
+        makeRecord({ scope: { tenant: T }, text, tags: [text.slice(0, 4)], metadata: { text, i }, summary: text }),
+      );
+      await store.insert(records);
+      const got = await store.get(T, ids(records));
+      expect(got).toEqual(records.map(expected));
+    });
+
+    test('insert/get round-trips statedAt null and set', async () => {
+      const T = tenant();
+      const a = makeRecord({ scope: { tenant: T }, statedAt: null });
+      const b = makeRecord({ scope: { tenant: T }, statedAt: '2020-02-29T23:59:59.999Z' });
+      await store.insert([a, b]);
+      const got = await store.get(T, [a.id, b.id]);
+      expect(got.map((m) => m.statedAt)).toEqual([null, '2020-02-29T23:59:59.999Z']);
+    });
+
+    test('insert/get round-trips a null vector', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, vector: null, embedding: null });
+      await store.insert([r]);
+      const [got] = await store.get(T, [r.id]);
+      expect(got?.embedding).toBeNull();
+      expect((await store.getVectors(T, [r.id])).size).toBe(0);
+    });
+
+    test('get follows the order of ids and skips missing ids', async () => {
+      const T = tenant();
+      const rs = [0, 1, 2].map(() => makeRecord({ scope: { tenant: T } }));
+      await store.insert(rs);
+      const order = [rs[2]!.id, 'missing-id', rs[0]!.id, rs[1]!.id];
+      expect(ids(await store.get(T, order))).toEqual([rs[2]!.id, rs[0]!.id, rs[1]!.id]);
+      expect(await store.get(T, [])).toEqual([]);
+    });
+
+    test('get returns rows of every status', async () => {
+      const T = tenant();
+      const rs = (['activated', 'archived', 'deleted'] as const).map((status) => makeRecord({ scope: { tenant: T }, status }));
+      await store.insert(rs);
+      expect((await store.get(T, ids(rs))).map((m) => m.status)).toEqual(['activated', 'archived', 'deleted']);
+    });
+
+    test('getVectors returns stored vectors exactly and skips rows without one', async () => {
+      const T = tenant();
+      const random = seededRandom(2);
+      const v1 = randomVector(random, 16);
+      v1[3] = -0.0000001234;
+      v1[4] = 3.4e38;
+      const a = withVector(v1, 'test-model', { scope: { tenant: T } });
+      const b = makeRecord({ scope: { tenant: T } });
+      await store.insert([a, b]);
+      const got = await store.getVectors(T, [a.id, b.id, 'missing']);
+      expect([...got.keys()]).toEqual([a.id]);
+      expect(Array.from(got.get(a.id)!)).toEqual(Array.from(v1));
+      expect(got.get(a.id)).toBeInstanceOf(Float32Array);
+    });
+
+    test('insert of an empty batch is a no-op', async () => {
+      const T = tenant();
+      await store.insert([]);
+      expect(await store.count({ scope: { tenant: T } })).toBe(0);
+    });
+
+    test('insert rejects an existing id with CONFLICT and stores nothing of the batch', async () => {
+      const T = tenant();
+      const first = makeRecord({ scope: { tenant: T } });
+      await store.insert([first]);
+      const fresh = makeRecord({ scope: { tenant: T } });
+      await expectCode(store.insert([fresh, makeRecord({ id: first.id, scope: { tenant: T }, text: 'other' })]), 'CONFLICT');
+      expect(await store.get(T, [fresh.id])).toEqual([]);
+      expect((await store.get(T, [first.id]))[0]?.text).toBe(first.text);
+    });
+
+    test('insert rejects a duplicate id inside one batch and stores nothing', async () => {
+      const T = tenant();
+      const a = makeRecord({ scope: { tenant: T } });
+      const b = makeRecord({ scope: { tenant: T } });
+      await expectCode(store.insert([a, b, { ...a, text: 'again' }]), 'CONFLICT');
+      expect(await store.count({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] })).toBe(0);
+    });
+
+    test('insert rejects an invalid row and stores nothing of the batch', async () => {
+      const T = tenant();
+      const good = makeRecord({ scope: { tenant: T } });
+      const bad = makeRecord({ scope: { tenant: T }, type: 'NoSuchType' as MemoryRecord['type'] });
+      await expect(store.insert([good, bad])).rejects.toBeInstanceOf(EngramError);
+      const noTenant = makeRecord({ scope: { tenant: '' } });
+      await expectCode(store.insert([makeRecord({ scope: { tenant: T } }), noTenant]), 'INVALID_SCOPE');
+      expect(await store.count({ scope: { tenant: T } })).toBe(0);
+    });
+
+    test('insert rejects NaN or Infinity vectors with INVALID_VECTOR', async () => {
+      const T = tenant();
+      const good = withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { scope: { tenant: T } });
+      for (const badValue of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+        const v = new Float32Array([0.5, badValue, 0.1, 0.2]);
+        await expectCode(store.insert([good, withVector(v, 'test-model', { scope: { tenant: T } })]), 'INVALID_VECTOR');
+      }
+      expect(await store.count({ scope: { tenant: T } })).toBe(0);
+    });
+
+    test('insert rejects a vector whose length differs from embedding.dim', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, vector: new Float32Array(4), embedding: { model: 'test-model', dim: 5 } });
+      await expectCode(store.insert([r]), 'DIMENSION_MISMATCH');
+      expect(await store.count({ scope: { tenant: T } })).toBe(0);
+    });
+
+    test('insert rejects lone surrogates and NUL with INVALID_TEXT', async () => {
+      const T = tenant();
+      const cases: Array<Partial<MemoryRecord>> = [
+        { text: 'broken \uD83D here' },
+        { text: 'broken \uDE00 here' },
+        { text: 'nul \u0000 here' },
+        { summary: 'lone \uD800' },
+        { tags: ['ok', 'bad\uDFFF'] },
+        { metadata: { note: 'bad \uD83D' } },
+        { metadata: { ['k\uD800']: 1 } },
+      ];
+      for (const overrides of cases) {
+        await expectCode(store.insert([makeRecord({ scope: { tenant: T }, ...overrides })]), 'INVALID_TEXT');
+      }
+      // A well-formed surrogate pair is fine.
+      await store.insert([makeRecord({ scope: { tenant: T }, text: 'ok \uD83D\uDE00' })]);
+      expect(await store.count({ scope: { tenant: T } })).toBe(1);
+    });
+
+    test('the same id may exist in two tenants independently', async () => {
+      const A = tenant('A');
+      const B = tenant('B');
+      const id = testId('shared');
+      await store.insert([makeRecord({ id, scope: { tenant: A }, text: 'alpha text' })]);
+      await store.insert([makeRecord({ id, scope: { tenant: B }, text: 'beta text' })]);
+      expect((await store.get(A, [id]))[0]?.text).toBe('alpha text');
+      expect((await store.get(B, [id]))[0]?.text).toBe('beta text');
+      expect(await store.delete(B, [id])).toBe(1);
+      expect((await store.get(A, [id]))[0]?.text).toBe('alpha text');
+    });
+
+    // ---------------------------------------------------------------- update / delete
+
+    test('update applies patch semantics', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, key: 'k1', tags: ['a'], summary: 's', metadata: { x: 1 }, statedAt: at(1) });
+      await store.insert([r]);
+      const updated = await store.update(T, r.id, { text: 'new text', tags: ['b', 'c'], updatedAt: at(500) });
+      expect(updated).not.toBeNull();
+      expect(updated).toMatchObject({
+        id: r.id,
+        text: 'new text',
+        tags: ['b', 'c'],
+        key: 'k1',
+        summary: 's',
+        metadata: { x: 1 },
+        statedAt: at(1),
+        createdAt: r.createdAt,
+        updatedAt: at(500),
+        scope: r.scope,
+        type: r.type,
+      });
+      const [reread] = await store.get(T, [r.id]);
+      expect(reread).toEqual(updated);
+      const second = await store.update(T, r.id, { metadata: { y: [2] }, status: 'archived', type: 'WorkingMemory', level: 'topic', updatedAt: at(600) });
+      expect(second).toMatchObject({ metadata: { y: [2] }, status: 'archived', type: 'WorkingMemory', level: 'topic', text: 'new text', tags: ['b', 'c'] });
+    });
+
+    test('update sets nullable fields to null', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, key: 'k', summary: 's', background: 'b', level: 'fact', statedAt: at(3) });
+      await store.insert([r]);
+      const updated = await store.update(T, r.id, { key: null, summary: null, background: null, level: null, statedAt: null, updatedAt: at(9) });
+      expect(updated).toMatchObject({ key: null, summary: null, background: null, level: null, statedAt: null });
+    });
+
+    test('update replaces the vector and embedding info', async () => {
+      const T = tenant();
+      const r = withVector(new Float32Array([1, 0, 0, 0]), 'model-a', { scope: { tenant: T } });
+      await store.insert([r]);
+      const next = new Float32Array([0, 0, 1, 0, 0, 0]);
+      const updated = await store.update(T, r.id, { updatedAt: at(77) }, { vector: next, embedding: { model: 'model-b', dim: 6 } });
+      expect(updated?.embedding).toEqual({ model: 'model-b', dim: 6 });
+      expect(Array.from((await store.getVectors(T, [r.id])).get(r.id)!)).toEqual(Array.from(next));
+      const hits = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: next, model: 'model-b', limit: 5 });
+      expect(ids(hits)).toEqual([r.id]);
+      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 0, 0, 0]), model: 'model-a', limit: 5 })).toEqual([]);
+    });
+
+    test('update with vector null clears the vector', async () => {
+      const T = tenant();
+      const r = withVector(new Float32Array([1, 2, 3]), 'test-model', { scope: { tenant: T } });
+      await store.insert([r]);
+      const updated = await store.update(T, r.id, { updatedAt: at(5) }, null);
+      expect(updated?.embedding).toBeNull();
+      expect((await store.getVectors(T, [r.id])).size).toBe(0);
+      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 2, 3]), model: 'test-model', limit: 3 })).toEqual([]);
+    });
+
+    test('update without a vector argument keeps the vector', async () => {
+      const T = tenant();
+      const v = new Float32Array([0.25, -0.5, 0.75]);
+      const r = withVector(v, 'test-model', { scope: { tenant: T } });
+      await store.insert([r]);
+      await store.update(T, r.id, { text: 'changed', updatedAt: at(5) });
+      expect(Array.from((await store.getVectors(T, [r.id])).get(r.id)!)).toEqual(Array.from(v));
+      expect((await store.get(T, [r.id]))[0]?.embedding).toEqual({ model: 'test-model', dim: 3 });
+    });
+
+    test('update of a missing id returns null', async () => {
+      const T = tenant();
+      expect(await store.update(T, 'nope', { text: 'x', updatedAt: at(1) })).toBeNull();
+    });
+
+    test('update rejects invalid patches and changes nothing', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, text: 'original' });
+      await store.insert([r]);
+      await expectCode(store.update(T, r.id, { text: 'bad \uD800', updatedAt: at(2) }), 'INVALID_TEXT');
+      await expectCode(
+        store.update(T, r.id, { updatedAt: at(2) }, { vector: new Float32Array([Number.NaN, 1]), embedding: { model: 'm', dim: 2 } }),
+        'INVALID_VECTOR',
+      );
+      expect((await store.get(T, [r.id]))[0]).toEqual(expected(r));
+    });
+
+    test('update changes what lexicalSearch finds', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, text: 'the quokka is happy' });
+      await store.insert([r]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['quokka'], limit: 5 }))).toEqual([r.id]);
+      await store.update(T, r.id, { text: 'the wombat is sleepy', updatedAt: at(3) });
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['quokka'], limit: 5 })).toEqual([]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 5 }))).toEqual([r.id]);
+    });
+
+    test('delete removes rows and returns the count', async () => {
+      const T = tenant();
+      const rs = [0, 1, 2].map(() => withVector(randomVector(seededRandom(7), 4), 'test-model', { scope: { tenant: T }, text: 'deletable platypus' }));
+      await store.insert(rs);
+      expect(await store.delete(T, [rs[0]!.id, rs[1]!.id, 'missing'])).toBe(2);
+      expect(ids(await store.get(T, ids(rs)))).toEqual([rs[2]!.id]);
+      expect(await store.count({ scope: { tenant: T } })).toBe(1);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['platypus'], limit: 10 }))).toEqual([rs[2]!.id]);
+      expect((await store.getVectors(T, ids(rs))).size).toBe(1);
+    });
+
+    test('delete of missing ids returns 0', async () => {
+      const T = tenant();
+      expect(await store.delete(T, ['a', 'b'])).toBe(0);
+      expect(await store.delete(T, [])).toBe(0);
+    });
+
+    // ---------------------------------------------------------------- list / count / stats
+
+    async function seedListRows(T: string): Promise<MemoryRecord[]> {
+      const rows = [
+        makeRecord({ scope: { tenant: T, user: 'u1', agent: 'a1', session: 's1', collection: 'c1' }, type: 'UserMemory', tags: ['x', 'y'], key: 'k1', createdAt: at(1), updatedAt: at(40), statedAt: at(300) }),
+        makeRecord({ scope: { tenant: T, user: 'u1', agent: 'a2', session: 's2', collection: 'c1' }, type: 'LongTermMemory', tags: ['x'], key: 'k2', createdAt: at(2), updatedAt: at(30), statedAt: null }),
+        makeRecord({ scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' }, type: 'UserMemory', tags: ['y'], key: 'k1', createdAt: at(3), updatedAt: at(20), statedAt: at(100) }),
+        makeRecord({ scope: { tenant: T, user: 'u2' }, type: 'WorkingMemory', tags: [], createdAt: at(4), updatedAt: at(10), statedAt: at(200), status: 'archived' }),
+        makeRecord({ scope: { tenant: T }, type: 'LongTermMemory', tags: ['x', 'y', 'z'], createdAt: at(5), updatedAt: at(50), statedAt: null, status: 'deleted' }),
+      ];
+      await store.insert(rows);
+      return rows;
+    }
+
+    test('list defaults to activated rows, oldest first', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      const page = await store.list({ scope: { tenant: T } });
+      expect(ids(page.items)).toEqual([rows[0]!.id, rows[1]!.id, rows[2]!.id]);
+      expect(page.nextCursor).toBeNull();
+      expect(page.items[0]).toEqual(expected(rows[0]!));
+    });
+
+    test('list filters by types', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory'] })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory', 'LongTermMemory'] })).items)).toEqual([rows[0]!.id, rows[1]!.id, rows[2]!.id]);
+    });
+
+    test('list filters by statuses', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      expect(ids((await store.list({ scope: { tenant: T }, statuses: ['archived'] })).items)).toEqual([rows[3]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, statuses: ['archived', 'deleted'] })).items)).toEqual([rows[3]!.id, rows[4]!.id]);
+      expect((await store.list({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] })).items).toHaveLength(5);
+    });
+
+    test('list filters by tags (all of)', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      const all = ['activated', 'archived', 'deleted'] as const;
+      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x'], statuses: [...all] })).items)).toEqual([rows[0]!.id, rows[1]!.id, rows[4]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x', 'y'], statuses: [...all] })).items)).toEqual([rows[0]!.id, rows[4]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, tags: ['y', 'z', 'x'], statuses: [...all] })).items)).toEqual([rows[4]!.id]);
+      expect((await store.list({ scope: { tenant: T }, tags: ['nope'] })).items).toEqual([]);
+    });
+
+    test('list filters by key', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      expect(ids((await store.list({ scope: { tenant: T }, key: 'k1' })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
+      expect((await store.list({ scope: { tenant: T }, key: 'none' })).items).toEqual([]);
+    });
+
+    test('list filters by ids', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      expect(ids((await store.list({ scope: { tenant: T }, ids: [rows[2]!.id, rows[0]!.id, rows[3]!.id, 'missing'] })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
+      expect((await store.list({ scope: { tenant: T }, ids: [] })).items).toEqual([]);
+    });
+
+    test('list filters by scope fields', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      expect(ids((await store.list({ scope: { tenant: T, user: 'u1' } })).items)).toEqual([rows[0]!.id, rows[1]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T, agent: 'a1' } })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T, session: 's2' } })).items)).toEqual([rows[1]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T, collection: 'c1' } })).items)).toEqual([rows[0]!.id, rows[1]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' } })).items)).toEqual([rows[2]!.id]);
+      expect((await store.list({ scope: { tenant: T, user: 'u3' } })).items).toEqual([]);
+    });
+
+    test('list pages with a cursor without repeats or gaps', async () => {
+      const T = tenant();
+      const rows = Array.from({ length: 23 }, (_, i) => makeRecord({ scope: { tenant: T }, createdAt: at(1000 + (i % 5)) }));
+      await store.insert(rows);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.list({ scope: { tenant: T } }, { limit: 5, cursor });
+        expect(page.items.length).toBeLessThanOrEqual(5);
+        seen.push(...ids(page.items));
+        cursor = page.nextCursor ?? undefined;
+        pages++;
+      } while (cursor !== undefined && pages < 20);
+      expect(pages).toBe(5);
+      expect(new Set(seen).size).toBe(23);
+      expect(seen.sort()).toEqual(ids(rows).sort());
+    });
+
+    test('list paging is stable under inserts', async () => {
+      const T = tenant();
+      const rows = Array.from({ length: 12 }, (_, i) => makeRecord({ scope: { tenant: T }, createdAt: at(2000 + i * 2) }));
+      await store.insert(rows);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let round = 0;
+      do {
+        const page = await store.list({ scope: { tenant: T } }, { limit: 4, cursor });
+        seen.push(...ids(page.items));
+        cursor = page.nextCursor ?? undefined;
+        // Inserts both before and after the cursor position while paging.
+        await store.insert([
+          makeRecord({ scope: { tenant: T }, createdAt: at(1000 + round) }),
+          makeRecord({ scope: { tenant: T }, createdAt: at(2000 + round * 8 + 7) }),
+        ]);
+        round++;
+      } while (cursor !== undefined && round < 20);
+      const originals = seen.filter((id) => rows.some((r) => r.id === id));
+      expect(originals).toEqual(ids(rows));
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    test('list orders by updatedAt and statedAt in both directions', async () => {
+      const T = tenant();
+      const rows = await seedListRows(T);
+      const all = { scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'> };
+      const [r0, r1, r2, r3, r4] = rows.map((r) => r.id) as [string, string, string, string, string];
+      expect(ids((await store.list(all, { order: 'updatedAt' })).items)).toEqual([r3, r2, r1, r0, r4]);
+      expect(ids((await store.list(all, { order: 'updatedAt', direction: 'desc' })).items)).toEqual([r4, r0, r1, r2, r3]);
+      expect(ids((await store.list(all, { order: 'createdAt', direction: 'desc' })).items)).toEqual([r4, r3, r2, r1, r0]);
+      // Missing statedAt sorts first ascending, last descending; ties break by id.
+      const nulls = [r1, r4].sort();
+      expect(ids((await store.list(all, { order: 'statedAt' })).items)).toEqual([...nulls, r2, r3, r0]);
+      expect(ids((await store.list(all, { order: 'statedAt', direction: 'desc' })).items)).toEqual([r0, r3, r2, ...nulls.reverse()]);
+      // Paging in desc order by statedAt visits everything once.
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list(all, { order: 'statedAt', direction: 'desc', limit: 2, cursor });
+        seen.push(...ids(page.items));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      expect(seen).toEqual([r0, r3, r2, ...[r1, r4].sort().reverse()]);
+    });
+
+    test('list rejects an invalid limit with INVALID_LIMIT', async () => {
+      const T = tenant();
+      await expectCode(store.list({ scope: { tenant: T } }, { limit: 0 }), 'INVALID_LIMIT');
+      await expectCode(store.list({ scope: { tenant: T } }, { limit: -3 }), 'INVALID_LIMIT');
+      await expectCode(store.list({ scope: { tenant: T } }, { limit: 2.5 }), 'INVALID_LIMIT');
+    });
+
+    test('list rejects a malformed cursor with INVALID_INPUT', async () => {
+      const T = tenant();
+      await expectCode(store.list({ scope: { tenant: T } }, { cursor: 'not a cursor' }), 'INVALID_INPUT');
+    });
+
+    test('filters without a tenant are rejected with INVALID_SCOPE', async () => {
+      await expectCode(store.list({ scope: { tenant: '' } }), 'INVALID_SCOPE');
+      await expectCode(store.count({ scope: {} as { tenant: string } }), 'INVALID_SCOPE');
+      await expectCode(store.get('', ['x']), 'INVALID_SCOPE');
+    });
+
+    test('count matches list', async () => {
+      const T = tenant();
+      await seedListRows(T);
+      expect(await store.count({ scope: { tenant: T } })).toBe(3);
+      expect(await store.count({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] })).toBe(5);
+      expect(await store.count({ scope: { tenant: T, user: 'u1' }, tags: ['x'] })).toBe(2);
+      expect(await store.count({ scope: { tenant: T }, types: ['UserMemory'], key: 'k1' })).toBe(2);
+      expect(await store.count({ scope: { tenant: tenant('empty') } })).toBe(0);
+    });
+
+    test('stats reports byType, byStatus and models', async () => {
+      const T = tenant();
+      await seedListRows(T);
+      await store.insert([
+        withVector(new Float32Array(4), 'model-a', { scope: { tenant: T } }),
+        withVector(new Float32Array(4), 'model-a', { scope: { tenant: T } }),
+        withVector(new Float32Array(8), 'model-b', { scope: { tenant: T }, type: 'UserMemory' }),
+      ]);
+      const stats = await store.stats({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] });
+      expect(stats.total).toBe(8);
+      expect(stats.byType).toEqual({ UserMemory: 3, LongTermMemory: 4, WorkingMemory: 1 });
+      expect(stats.byStatus).toEqual({ activated: 6, archived: 1, deleted: 1 });
+      expect([...stats.models].sort((a, b) => a.model.localeCompare(b.model))).toEqual([
+        { model: 'model-a', dim: 4, count: 2 },
+        { model: 'model-b', dim: 8, count: 1 },
+      ]);
+      const active = await store.stats({ scope: { tenant: T } });
+      expect(active.total).toBe(6);
+      expect(active.byStatus).toEqual({ activated: 6 });
+      const empty = await store.stats({ scope: { tenant: tenant('empty') } });
+      expect(empty).toEqual({ total: 0, byType: {}, byStatus: {}, models: [] });
+    });
+
+    // ---------------------------------------------------------------- dense search
+
+    async function seedVectors(T: string, n: number, dim: number, seed: number, extra: (i: number) => Partial<MemoryRecord> = () => ({})): Promise<MemoryRecord[]> {
+      const random = seededRandom(seed);
+      const rows = Array.from({ length: n }, (_, i) => withVector(randomVector(random, dim), 'test-model', { scope: { tenant: T }, ...extra(i) }));
+      await store.insert(rows);
+      return rows;
+    }
+
+    function bruteForce(rows: MemoryRecord[], query: Float32Array, limit: number, keep: (r: MemoryRecord) => boolean = () => true): Array<{ id: string; cosine: number }> {
+      return rows
+        .filter((r) => r.vector !== null && r.embedding?.model === 'test-model' && r.status === 'activated' && keep(r))
+        .map((r) => ({ id: r.id, cosine: jsCosine(r.vector!, query) }))
+        .sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : 1))
+        .slice(0, limit);
+    }
+
+    function expectSameHits(got: Array<{ id: string; cosine: number }>, want: Array<{ id: string; cosine: number }>): void {
+      expect(ids(got)).toEqual(ids(want));
+      got.forEach((hit, i) => {
+        expect(Number.isNaN(hit.cosine)).toBe(false);
+        expect(Math.abs(hit.cosine - want[i]!.cosine)).toBeLessThan(1e-5);
+      });
+    }
+
+    test('denseSearch returns the exact top-k of a brute-force cosine', async () => {
+      const T = tenant();
+      const rows = await seedVectors(T, 400, 32, 11);
+      const random = seededRandom(99);
+      for (let q = 0; q < 10; q++) {
+        const query = randomVector(random, 32);
+        for (const limit of [1, 10, 50]) {
+          const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit });
+          expectSameHits(got, bruteForce(rows, query, limit));
+        }
+      }
+      const all = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: randomVector(random, 32), model: 'test-model', limit: 1000 });
+      expect(all).toHaveLength(400);
+    });
+
+    test('denseSearch never returns rows of another embedding model', async () => {
+      const T = tenant();
+      const rows = await seedVectors(T, 50, 16, 12);
+      const query = randomVector(seededRandom(5), 16);
+      // Same dimension, different model: identical vector to the query must still not appear.
+      const other = withVector(query, 'other-model', { scope: { tenant: T } });
+      await store.insert([other]);
+      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 60 });
+      expect(ids(got)).not.toContain(other.id);
+      expectSameHits(got, bruteForce(rows, query, 60));
+      const otherHits = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'other-model', limit: 10 });
+      expect(ids(otherHits)).toEqual([other.id]);
+      expect(otherHits[0]!.cosine).toBeCloseTo(1, 5);
+      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'unknown-model', limit: 10 })).toEqual([]);
+    });
+
+    test('denseSearch narrows by user, agent, session and collection', async () => {
+      const T = tenant();
+      const rows = await seedVectors(T, 240, 16, 13, (i) => ({
+        scope: { tenant: T, user: `u${i % 3}`, agent: `a${i % 4}`, session: `s${i % 5}`, collection: i % 2 === 0 ? 'even' : undefined },
+      }));
+      const query = randomVector(seededRandom(6), 16);
+      const cases: Array<Partial<Record<'user' | 'agent' | 'session' | 'collection', string>>> = [
+        { user: 'u1' },
+        { agent: 'a2' },
+        { session: 's4' },
+        { collection: 'even' },
+        { user: 'u2', agent: 'a1' },
+        { user: 'u0', session: 's0', collection: 'even' },
+        { user: 'nobody' },
+      ];
+      for (const narrow of cases) {
+        const got = await store.denseSearch({ filter: { scope: { tenant: T, ...narrow } }, vector: query, model: 'test-model', limit: 7 });
+        const want = bruteForce(rows, query, 7, (r) => Object.entries(narrow).every(([field, value]) => r.scope[field as 'user'] === value));
+        expectSameHits(got, want);
+      }
+    });
+
+    test('denseSearch excludes archived and deleted rows by default', async () => {
+      const T = tenant();
+      const statuses = ['activated', 'archived', 'deleted'] as const;
+      const rows = await seedVectors(T, 90, 16, 14, (i) => ({ status: statuses[i % 3] }));
+      const query = randomVector(seededRandom(7), 16);
+      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 100 });
+      expect(got).toHaveLength(30);
+      expectSameHits(got, bruteForce(rows, query, 100));
+      const archived = await store.denseSearch({ filter: { scope: { tenant: T }, statuses: ['archived'] }, vector: query, model: 'test-model', limit: 100 });
+      expect(archived).toHaveLength(30);
+      expect(new Set((await store.get(T, ids(archived))).map((m) => m.status))).toEqual(new Set(['archived']));
+    });
+
+    test('denseSearch filters by types, tags, key and ids exactly', async () => {
+      const T = tenant();
+      const types = ['UserMemory', 'LongTermMemory', 'WorkingMemory'] as const;
+      const rows = await seedVectors(T, 300, 16, 15, (i) => ({
+        type: types[i % 3],
+        tags: i % 2 === 0 ? ['even', i % 10 === 0 ? 'tenth' : 'other'] : ['odd'],
+        key: i % 7 === 0 ? 'seven' : null,
+      }));
+      const query = randomVector(seededRandom(8), 16);
+      const filters: Array<[object, (r: MemoryRecord) => boolean]> = [
+        [{ types: ['UserMemory'] }, (r) => r.type === 'UserMemory'],
+        [{ types: ['UserMemory', 'WorkingMemory'] }, (r) => r.type !== 'LongTermMemory'],
+        [{ tags: ['even'] }, (r) => r.tags.includes('even')],
+        [{ tags: ['even', 'tenth'] }, (r) => r.tags.includes('tenth')],
+        [{ key: 'seven' }, (r) => r.key === 'seven'],
+        [{ ids: ids(rows.slice(0, 40)) }, (r) => rows.indexOf(r) < 40],
+        [{ types: ['LongTermMemory'], tags: ['odd'] }, (r) => r.type === 'LongTermMemory' && r.tags.includes('odd')],
+      ];
+      for (const [extra, keep] of filters) {
+        const got = await store.denseSearch({ filter: { scope: { tenant: T }, ...extra }, vector: query, model: 'test-model', limit: 9 });
+        expectSameHits(got, bruteForce(rows, query, 9, keep));
+      }
+    });
+
+    test('denseSearch sees inserts, updates and deletes', async () => {
+      const T = tenant();
+      const rows = await seedVectors(T, 60, 8, 16);
+      const query = randomVector(seededRandom(9), 8);
+      const before = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 });
+      expectSameHits(before, bruteForce(rows, query, 5));
+      // Insert an exact match: it must come first.
+      const exact = withVector(query, 'test-model', { scope: { tenant: T } });
+      await store.insert([exact]);
+      const afterInsert = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 });
+      expect(afterInsert[0]?.id).toBe(exact.id);
+      // Archive it: gone by default.
+      await store.update(T, exact.id, { status: 'archived', updatedAt: at(1) });
+      expectSameHits(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }), bruteForce(rows, query, 5));
+      // Delete the best remaining row.
+      await store.delete(T, [before[0]!.id]);
+      const remaining = rows.filter((r) => r.id !== before[0]!.id);
+      expectSameHits(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }), bruteForce(remaining, query, 5));
+      // Replace a vector: the row moves.
+      const target = remaining[remaining.length - 1]!;
+      await store.update(T, target.id, { updatedAt: at(2) }, { vector: query, embedding: { model: 'test-model', dim: 8 } });
+      const moved = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 1 });
+      expect(moved[0]?.id).toBe(target.id);
+      expect(moved[0]?.cosine).toBeCloseTo(1, 5);
+    });
+
+    test('denseSearch returns cosine 0 for zero vectors, never NaN', async () => {
+      const T = tenant();
+      const zero = withVector(new Float32Array(4), 'test-model', { scope: { tenant: T } });
+      const neg = withVector(new Float32Array([-1, -1, -1, -1]), 'test-model', { scope: { tenant: T } });
+      const pos = withVector(new Float32Array([1, 2, 3, 4]), 'test-model', { scope: { tenant: T } });
+      await store.insert([zero, neg, pos]);
+      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 1, 1, 1]), model: 'test-model', limit: 3 });
+      expect(ids(got)).toEqual([pos.id, zero.id, neg.id]);
+      expect(got[1]!.cosine).toBe(0);
+      expect(got[2]!.cosine).toBeCloseTo(-1, 5);
+      const zeroQuery = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array(4), model: 'test-model', limit: 3 });
+      for (const hit of zeroQuery) expect(hit.cosine).toBe(0);
+      const wrongDim = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 0, 0]), model: 'test-model', limit: 3 });
+      for (const hit of wrongDim) expect(hit.cosine).toBe(0);
+    });
+
+    test('denseSearch rejects a NaN query vector with INVALID_VECTOR', async () => {
+      const T = tenant();
+      await expectCode(
+        store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, Number.NaN]), model: 'test-model', limit: 3 }),
+        'INVALID_VECTOR',
+      );
+    });
+
+    // ---------------------------------------------------------------- lexical search
+
+    test('lexicalSearch finds rows by any term', async () => {
+      const T = tenant();
+      const a = makeRecord({ scope: { tenant: T }, text: 'The zebra crossed the road' });
+      const b = makeRecord({ scope: { tenant: T }, text: 'A giraffe ate leaves' });
+      const c = makeRecord({ scope: { tenant: T }, text: 'Nothing relevant here' });
+      await store.insert([a, b, c]);
+      const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['zebra', 'giraffe'], limit: 10 });
+      expect(ids(got).sort()).toEqual([a.id, b.id].sort());
+      for (const hit of got) expect(Number.isFinite(hit.score)).toBe(true);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['ZEBRA'], limit: 10 }))).toEqual([a.id]);
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['absent'], limit: 10 })).toEqual([]);
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [], limit: 10 })).toEqual([]);
+    });
+
+    test('lexicalSearch ranks rows matching more terms higher', async () => {
+      const T = tenant();
+      const both = makeRecord({ scope: { tenant: T }, text: 'peanut allergy confirmed by the doctor' });
+      const one = makeRecord({ scope: { tenant: T }, text: 'bought peanut butter yesterday at the shop' });
+      const filler = Array.from({ length: 20 }, (_, i) => makeRecord({ scope: { tenant: T }, text: `unrelated filler sentence number ${i}` }));
+      await store.insert([one, both, ...filler]);
+      const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['peanut', 'allergy'], limit: 10 });
+      expect(ids(got)).toEqual([both.id, one.id]);
+      expect(got[0]!.score).toBeGreaterThan(got[1]!.score);
+    });
+
+    test('lexicalSearch treats FTS syntax in terms literally', async () => {
+      const T = tenant();
+      const door = makeRecord({ scope: { tenant: T }, text: 'she said hello near the door and left, or not' });
+      const doorway = makeRecord({ scope: { tenant: T }, text: 'standing in the doorway' });
+      const other = makeRecord({ scope: { tenant: T }, text: 'completely different words' });
+      await store.insert([door, doorway, other]);
+      const weird = [
+        '"', '""', '"hello', 'hello"', '*', 'door*', '-', '-door', ':', 'title:door', 'body:door', '^door', '^', '(', ')', '(left)',
+        'NEAR', 'NEAR(hello door)', 'AND', 'OR', 'NOT', 'door AND', 'OR door', 'NOT door', '{body}', '+', "'", '\\', '%', '_', ';--',
+        "' OR 1=1 --", 'door"; DROP TABLE memories; --',
+      ];
+      for (const term of weird) {
+        const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 });
+        expect(Array.isArray(got), term).toBe(true);
+        expect(ids(got), term).not.toContain(other.id);
+      }
+      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      expect(await find('"hello"')).toEqual([door.id]);
+      expect(await find('door*')).toEqual([door.id]);
+      expect(await find('-door')).toEqual([door.id]);
+      expect(await find('^door')).toEqual([door.id]);
+      expect(await find('(left)')).toEqual([door.id]);
+      expect(await find('NEAR')).toEqual([door.id]);
+      expect(await find('AND')).toEqual([door.id]);
+      expect(await find('OR')).toEqual([door.id]);
+      expect(await find('NOT')).toEqual([door.id]);
+      expect(await find('doorway')).toEqual([doorway.id]);
+      expect(await store.count({ scope: { tenant: T } })).toBe(3);
+    });
+
+    test('lexicalSearch matches accented Latin and Cyrillic terms', async () => {
+      const T = tenant();
+      const fr = makeRecord({ scope: { tenant: T }, text: 'Le café est fermé le dimanche' });
+      const de = makeRecord({ scope: { tenant: T }, text: 'Die Straße ist schön und grün' });
+      const ru = makeRecord({ scope: { tenant: T }, text: 'Привет, Москва! Я люблю борщ' });
+      await store.insert([fr, de, ru]);
+      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      expect(await find('café')).toEqual([fr.id]);
+      expect(await find('fermé')).toEqual([fr.id]);
+      expect(await find('schön')).toEqual([de.id]);
+      expect(await find('Москва')).toEqual([ru.id]);
+      expect(await find('москва')).toEqual([ru.id]);
+      expect(await find('борщ')).toEqual([ru.id]);
+    });
+
+    test('lexicalSearch matches accent-insensitively', async () => {
+      const T = tenant();
+      const fr = makeRecord({ scope: { tenant: T }, text: 'Le café est fermé' });
+      const plain = makeRecord({ scope: { tenant: T }, text: 'a naive resume' });
+      await store.insert([fr, plain]);
+      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      expect(await find('cafe')).toEqual([fr.id]);
+      expect(await find('FERME')).toEqual([fr.id]);
+      expect(await find('naïve')).toEqual([plain.id]);
+      expect(await find('résumé')).toEqual([plain.id]);
+    });
+
+    test('lexicalSearch matches CJK words', async () => {
+      const T = tenant();
+      const zh = makeRecord({ scope: { tenant: T }, text: '我对花生过敏，喜欢吃辣的东西' });
+      const zh2 = makeRecord({ scope: { tenant: T }, text: '他买了一辆新车' });
+      const ja = makeRecord({ scope: { tenant: T }, text: '東京タワーに行きました' });
+      const mixed = makeRecord({ scope: { tenant: T }, text: 'Rust 所有权 ownership rules' });
+      await store.insert([zh, zh2, ja, mixed]);
+      const find = async (...terms: string[]): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms, limit: 10 }));
+      expect(await find('花生')).toEqual([zh.id]);
+      expect(await find('过敏')).toEqual([zh.id]);
+      expect(await find('花生过敏')).toEqual([zh.id]);
+      expect(await find('新车')).toEqual([zh2.id]);
+      expect(await find('東京')).toEqual([ja.id]);
+      expect(await find('タワー')).toEqual([ja.id]);
+      expect(await find('所有权')).toEqual([mixed.id]);
+      expect((await find('花生', '新车')).sort()).toEqual([zh.id, zh2.id].sort());
+      // Characters that appear in a row but not next to each other do not match as a word.
+      expect(await find('花过')).toEqual([]);
+    });
+
+    test('lexicalSearch matches a single CJK character', async () => {
+      const T = tenant();
+      const zh = makeRecord({ scope: { tenant: T }, text: '我喜欢猫' });
+      const other = makeRecord({ scope: { tenant: T }, text: '我喜欢狗' });
+      await store.insert([zh, other]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['猫'], limit: 10 }))).toEqual([zh.id]);
+    });
+
+    test('lexicalSearch respects the filter and limit', async () => {
+      const T = tenant();
+      const rows = Array.from({ length: 30 }, (_, i) =>
+        makeRecord({
+          scope: { tenant: T, user: `u${i % 2}`, agent: `a${i % 3}` },
+          text: `kangaroo number ${i}`,
+          type: i % 5 === 0 ? 'UserMemory' : 'LongTermMemory',
+          tags: i % 4 === 0 ? ['four'] : [],
+          status: i % 6 === 5 ? 'archived' : 'activated',
+        }),
+      );
+      await store.insert(rows);
+      const search = async (filter: object, limit = 100): Promise<string[]> =>
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T }, ...filter }, terms: ['kangaroo'], limit })).sort();
+      const expectIds = (keep: (r: MemoryRecord, i: number) => boolean): string[] => ids(rows.filter((r, i) => keep(r, i))).sort();
+      expect(await search({})).toEqual(expectIds((r) => r.status === 'activated'));
+      expect(await search({ scope: { tenant: T, user: 'u1' } })).toEqual(expectIds((r) => r.status === 'activated' && r.scope.user === 'u1'));
+      expect(await search({ scope: { tenant: T, agent: 'a2' } })).toEqual(expectIds((r) => r.status === 'activated' && r.scope.agent === 'a2'));
+      expect(await search({ types: ['UserMemory'] })).toEqual(expectIds((r) => r.status === 'activated' && r.type === 'UserMemory'));
+      expect(await search({ tags: ['four'] })).toEqual(expectIds((r) => r.status === 'activated' && r.tags.includes('four')));
+      expect(await search({ statuses: ['archived'] })).toEqual(expectIds((r) => r.status === 'archived'));
+      expect(await search({ ids: [rows[0]!.id, rows[1]!.id, rows[5]!.id] })).toEqual([rows[0]!.id, rows[1]!.id].sort());
+      expect(await search({}, 7)).toHaveLength(7);
+    });
+
+    test('lexicalSearch forgets deleted rows', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, text: 'ephemeral axolotl' });
+      await store.insert([r]);
+      await store.delete(T, [r.id]);
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['axolotl'], limit: 5 })).toEqual([]);
+    });
+
+    // ---------------------------------------------------------------- usage
+
+    test('recordUsage increments the count and sets lastUsedAt', async () => {
+      const T = tenant();
+      const a = makeRecord({ scope: { tenant: T } });
+      const b = makeRecord({ scope: { tenant: T } });
+      await store.insert([a, b]);
+      await store.recordUsage(T, [a.id], at(100));
+      await store.recordUsage(T, [a.id, b.id, 'missing'], at(200));
+      const [ga, gb] = await store.get(T, [a.id, b.id]);
+      expect(ga?.usage).toEqual({ count: 2, lastUsedAt: at(200) });
+      expect(gb?.usage).toEqual({ count: 1, lastUsedAt: at(200) });
+      expect(ga?.updatedAt).toBe(a.updatedAt);
+      await store.recordUsage(T, [], at(300));
+    });
+
+    // ---------------------------------------------------------------- tenant isolation
+
+    async function twoTenants(): Promise<{ A: string; B: string; a: MemoryRecord; vector: Float32Array }> {
+      const A = tenant('A');
+      const B = tenant('B');
+      const vector = randomVector(seededRandom(21), 8);
+      const a = withVector(vector, 'test-model', { scope: { tenant: A, user: 'same-user' }, text: 'secret narwhal of tenant A', tags: ['t'], key: 'k' });
+      await store.insert([a]);
+      await store.insert([withVector(randomVector(seededRandom(22), 8), 'test-model', { scope: { tenant: B, user: 'same-user' }, text: 'tenant B row' })]);
+      return { A, B, a, vector };
+    }
+
+    test('tenant isolation: get and getVectors', async () => {
+      const { B, a } = await twoTenants();
+      expect(await store.get(B, [a.id])).toEqual([]);
+      expect((await store.getVectors(B, [a.id])).size).toBe(0);
+    });
+
+    test('tenant isolation: update and delete', async () => {
+      const { A, B, a } = await twoTenants();
+      expect(await store.update(B, a.id, { text: 'hijacked', updatedAt: at(9) })).toBeNull();
+      expect(await store.update(B, a.id, { updatedAt: at(9) }, null)).toBeNull();
+      expect(await store.delete(B, [a.id])).toBe(0);
+      const [still] = await store.get(A, [a.id]);
+      expect(still).toEqual(expected(a));
+    });
+
+    test('tenant isolation: list, count and stats', async () => {
+      const { B, a } = await twoTenants();
+      const all = ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'>;
+      const listed = await store.list({ scope: { tenant: B }, statuses: all });
+      expect(ids(listed.items)).not.toContain(a.id);
+      expect(listed.items).toHaveLength(1);
+      expect((await store.list({ scope: { tenant: B }, ids: [a.id] })).items).toEqual([]);
+      expect((await store.list({ scope: { tenant: B, user: 'same-user' }, key: 'k', tags: ['t'] })).items).toEqual([]);
+      expect(await store.count({ scope: { tenant: B }, ids: [a.id] })).toBe(0);
+      expect(await store.count({ scope: { tenant: B } })).toBe(1);
+      expect((await store.stats({ scope: { tenant: B } })).total).toBe(1);
+    });
+
+    test('tenant isolation: denseSearch and lexicalSearch', async () => {
+      const { A, B, a, vector } = await twoTenants();
+      const dense = await store.denseSearch({ filter: { scope: { tenant: B } }, vector, model: 'test-model', limit: 10 });
+      expect(ids(dense)).not.toContain(a.id);
+      expect(dense).toHaveLength(1);
+      const denseUser = await store.denseSearch({ filter: { scope: { tenant: B, user: 'same-user' }, ids: [a.id] }, vector, model: 'test-model', limit: 10 });
+      expect(denseUser).toEqual([]);
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: B } }, terms: ['narwhal'], limit: 10 })).toEqual([]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: A } }, terms: ['narwhal'], limit: 10 }))).toEqual([a.id]);
+    });
+
+    test('tenant isolation: recordUsage', async () => {
+      const { A, B, a } = await twoTenants();
+      await store.recordUsage(B, [a.id], at(50));
+      expect((await store.get(A, [a.id]))[0]?.usage).toEqual({ count: 0, lastUsedAt: null });
+    });
+
+    // ---------------------------------------------------------------- lifecycle
+
+    test('a closed store rejects every call with STORE_CLOSED', async () => {
+      const T = tenant();
+      await store.insert([makeRecord({ scope: { tenant: T } })]);
+      await store.close();
+      await store.close();
+      const f = { scope: { tenant: T } };
+      await expectCode(store.insert([makeRecord({ scope: { tenant: T } })]), 'STORE_CLOSED');
+      await expectCode(store.get(T, ['x']), 'STORE_CLOSED');
+      await expectCode(store.getVectors(T, ['x']), 'STORE_CLOSED');
+      await expectCode(store.update(T, 'x', { updatedAt: at(1) }), 'STORE_CLOSED');
+      await expectCode(store.delete(T, ['x']), 'STORE_CLOSED');
+      await expectCode(store.list(f), 'STORE_CLOSED');
+      await expectCode(store.count(f), 'STORE_CLOSED');
+      await expectCode(store.stats(f), 'STORE_CLOSED');
+      await expectCode(store.denseSearch({ filter: f, vector: new Float32Array([1]), model: 'm', limit: 1 }), 'STORE_CLOSED');
+      await expectCode(store.lexicalSearch({ filter: f, terms: ['x'], limit: 1 }), 'STORE_CLOSED');
+      await expectCode(store.recordUsage(T, ['x'], at(1)), 'STORE_CLOSED');
+      await expectCode(store.migrate(), 'STORE_CLOSED');
+    });
+  });
+}
