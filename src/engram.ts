@@ -1,0 +1,372 @@
+import { randomUUID } from 'node:crypto';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from './api.js';
+import type { Embedder } from './embed/embedder.js';
+import { EngramError } from './model/errors.js';
+import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
+import type { Scope } from './model/scope.js';
+import {
+  DEFAULT_LIMITS,
+  validateLimit,
+  validateMemoryInput,
+  validateNumber,
+  validatePatch,
+  validateScope,
+  validateText,
+  validateVector,
+  type InputLimits,
+} from './model/validate.js';
+import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-weights.js';
+import { runRecall } from './recall/recall-pipeline.js';
+import { RECALL_PROFILES } from './recall/recall-profile.js';
+import type { MemoryFilter, MemoryRecord, MemoryStore, Page, ScopeStats } from './store/memory-store.js';
+import { isTransientStoreError } from './store/transient-error.js';
+import { retry } from './util/retry.js';
+import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryType } from './model/memory-type.js';
+
+/** Something Engram reports without throwing (background failures, degraded calls). */
+export interface EngramEvent {
+  type: 'usage-error' | 'store-retry';
+  error?: unknown;
+  detail?: Record<string, unknown>;
+}
+
+/** Defaults applied to every {@link Engram.recall} call. */
+export interface RecallDefaults {
+  /** @default 5 */
+  limit: number;
+  /** @default 0.1 */
+  threshold: number;
+  /** @default 'engram' */
+  profile: 'engram' | 'seed';
+  /** Config-level lexical weights (below explicit options, above the environment). */
+  lexicalWeights?: Partial<LexicalWeights> | undefined;
+}
+
+/** Options of {@link Engram.open}. */
+export interface EngramOptions {
+  /** An opened store. */
+  store: MemoryStore;
+  /** The embedder for memories and queries. */
+  embedder: Embedder;
+  /** Input size limits. @default DEFAULT_LIMITS */
+  limits?: Partial<InputLimits> | undefined;
+  recall?: Partial<RecallDefaults> | undefined;
+  /** Retries of transient storage conflicts. @default 3 */
+  storeRetries?: number | undefined;
+  /** Record use count / last use of recalled memories, in the background. @default true */
+  trackUsage?: boolean | undefined;
+  /** Environment read for `ENGRAM_RECALL_LEX_WEIGHT*`. @default process.env */
+  env?: Record<string, string | undefined> | undefined;
+  /** Wall clock. @default () => new Date() */
+  clock?: (() => Date) | undefined;
+  /** Id generator for new memories. @default crypto.randomUUID */
+  generateId?: (() => string) | undefined;
+  /** Background failures and degradations. @default ignored */
+  onEvent?: ((event: EngramEvent) => void) | undefined;
+  /** Close the store and embedder on {@link Engram.close}. @default true */
+  ownResources?: boolean | undefined;
+}
+
+/** Extra recall options of the in-process facade. */
+export interface LocalRecallOptions extends RecallOptions {
+  /** A precomputed query vector under the facade's embedding model (skips query embedding). */
+  vector?: Float32Array | undefined;
+}
+
+const ALL_STATUSES = [...MEMORY_STATUSES];
+
+function partitionKey(scope: Scope): string {
+  return JSON.stringify([scope.tenant, scope.user ?? null]);
+}
+
+/**
+ * The in-process memory layer: validated, scoped writes and the hybrid recall of seed 000 with
+ * Engram's improvements. Every call names its scope; the instance holds no "current user".
+ */
+export class Engram implements MemoryApi {
+  readonly store: MemoryStore;
+  readonly embedder: Embedder;
+  private readonly limits: InputLimits;
+  private readonly recallDefaults: RecallDefaults;
+  private readonly options: EngramOptions;
+  private readonly clock: () => Date;
+  private readonly generateId: () => string;
+  /** Embedding model known to be in each (tenant, user) partition. */
+  private readonly partitionModels = new Map<string, { model: string; dim: number } | null>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private closed = false;
+
+  private constructor(options: EngramOptions) {
+    this.options = options;
+    this.store = options.store;
+    this.embedder = options.embedder;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.recallDefaults = { limit: 5, threshold: 0.1, profile: 'engram', ...options.recall };
+    this.clock = options.clock ?? (() => new Date());
+    this.generateId = options.generateId ?? randomUUID;
+  }
+
+  /** Opens Engram over a store and an embedder, applying pending store migrations. */
+  static async open(options: EngramOptions): Promise<Engram> {
+    await options.store.migrate();
+    return new Engram(options);
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new EngramError('STORE_CLOSED', 'this Engram instance is closed');
+  }
+
+  private withRetry<T>(fn: () => Promise<T>): Promise<T> {
+    return retry(fn, {
+      retries: this.options.storeRetries ?? 3,
+      baseMs: 20,
+      maxMs: 1_000,
+      isRetryable: isTransientStoreError,
+      onRetry: (error: unknown, attempt: number) =>
+        this.options.onEvent?.({ type: 'store-retry', error, detail: { attempt } }),
+    });
+  }
+
+  private async embed(texts: string[]): Promise<Float32Array[]> {
+    const vectors = await this.embedder.embed(texts);
+    if (vectors.length !== texts.length) {
+      throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
+    }
+    vectors.forEach((v, i) => validateVector(v, this.embedder.dim, `embedding[${i}]`));
+    return vectors;
+  }
+
+  /** Throws MODEL_MISMATCH when the scope's partition already holds vectors of another model. */
+  private async checkModel(scope: Scope): Promise<void> {
+    const key = partitionKey(scope);
+    let known = this.partitionModels.get(key);
+    if (known === undefined) {
+      const stats = await this.withRetry(() =>
+        this.store.stats({ scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES }),
+      );
+      const first = stats.models[0];
+      known = first ? { model: first.model, dim: first.dim } : null;
+      if (stats.models.length > 1) {
+        throw new EngramError(
+          'MODEL_MISMATCH',
+          `scope ${key} mixes embedding models (${stats.models.map((m) => `${m.model}/${m.dim}`).join(', ')}); run \`engram reembed\``,
+          { details: { models: stats.models } },
+        );
+      }
+      if (known) this.partitionModels.set(key, known);
+    }
+    if (known && (known.model !== this.embedder.model || known.dim !== this.embedder.dim)) {
+      throw new EngramError(
+        'MODEL_MISMATCH',
+        `scope ${key} holds vectors of ${known.model} (${known.dim} dims) but this Engram embeds with ` +
+          `${this.embedder.model} (${this.embedder.dim} dims); re-embed the scope with \`engram reembed\` or open with the same embedder`,
+        { details: { stored: known, embedder: { model: this.embedder.model, dim: this.embedder.dim } } },
+      );
+    }
+  }
+
+  /** Adds one memory. */
+  async add(input: MemoryInput, options: Scoped): Promise<Memory> {
+    const [memory] = await this.addMany([input], options);
+    return memory as Memory;
+  }
+
+  /** Adds all memories in one transaction, or none. */
+  async addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    if (!Array.isArray(inputs) || inputs.length === 0) {
+      throw new EngramError('INVALID_INPUT', 'memories must be a non-empty array', { details: { field: 'memories' } });
+    }
+    const normalized = inputs.map((input, i) => validateMemoryInput(input, this.limits, `memories[${i}]`));
+    const ids = new Set<string>();
+    for (const n of normalized) {
+      if (n.id !== undefined && ids.has(n.id)) {
+        throw new EngramError('CONFLICT', `duplicate id ${n.id} in the batch`, { details: { id: n.id } });
+      }
+      if (n.id !== undefined) ids.add(n.id);
+    }
+    await this.checkModel(scope);
+    const vectors = await this.embed(normalized.map((n) => n.text));
+    const now = this.clock().toISOString();
+    const embedding = { model: this.embedder.model, dim: this.embedder.dim };
+    const records: MemoryRecord[] = normalized.map((n, i) => ({
+      ...n,
+      id: n.id ?? this.generateId(),
+      scope,
+      createdAt: now,
+      updatedAt: now,
+      embedding,
+      vector: vectors[i] as Float32Array,
+    }));
+    await this.withRetry(() => this.store.insert(records));
+    this.partitionModels.set(partitionKey(scope), embedding);
+    return this.withRetry(() => this.store.get(scope.tenant, records.map((r) => r.id)));
+  }
+
+  /** The memory with this id in the scope's tenant, or null. */
+  async get(id: string, options: Scoped): Promise<Memory | null> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    const [memory] = await this.withRetry(() => this.store.get(scope.tenant, [String(id)]));
+    return memory ?? null;
+  }
+
+  /** Changes a memory; a new text is re-embedded. */
+  async update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    const clean = validatePatch(patch, this.limits);
+    let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
+    if (clean.text !== undefined) {
+      await this.checkModel(scope);
+      const [v] = await this.embed([clean.text]);
+      vector = { vector: v as Float32Array, embedding: { model: this.embedder.model, dim: this.embedder.dim } };
+    }
+    const updated = await this.withRetry(() =>
+      this.store.update(scope.tenant, String(id), { ...clean, updatedAt: this.clock().toISOString() }, vector),
+    );
+    if (!updated) throw new EngramError('NOT_FOUND', `no memory ${id} in tenant ${scope.tenant}`, { details: { id } });
+    return updated;
+  }
+
+  /** Deletes a memory for good. False when there was nothing to delete. */
+  async delete(id: string, options: Scoped): Promise<boolean> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    return (await this.withRetry(() => this.store.delete(scope.tenant, [String(id)]))) > 0;
+  }
+
+  private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
+    const scope = validateScope(request?.scope);
+    const check = <T extends string>(values: T[] | undefined, allowed: readonly string[], field: string): T[] | undefined => {
+      if (values === undefined) return undefined;
+      if (!Array.isArray(values) || values.some((v) => !allowed.includes(v))) {
+        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, { details: { field } });
+      }
+      return values;
+    };
+    return {
+      scope,
+      types: check<MemoryType>(request.types, MEMORY_TYPES, 'types'),
+      statuses: check(request.statuses, MEMORY_STATUSES, 'statuses'),
+      tags: request.tags,
+      key: request.key,
+      ids: request.ids,
+    };
+  }
+
+  /** A page of memories matching the filter. */
+  async list(request: ListRequest): Promise<Page<Memory>> {
+    this.ensureOpen();
+    const filter = this.filterOf(request);
+    const limit = request.limit === undefined ? 50 : validateLimit(request.limit, this.limits.maxLimit);
+    return this.withRetry(() =>
+      this.store.list(filter, { limit, cursor: request.cursor, order: request.order, direction: request.direction }),
+    );
+  }
+
+  /** Counts by type, status and embedding model. */
+  async stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats> {
+    this.ensureOpen();
+    return this.withRetry(() => this.store.stats(this.filterOf(request)));
+  }
+
+  /**
+   * The memories most relevant to `query` in the scope, best first, each with the explanation of
+   * its score. Hits below the threshold are returned separately in `cut`.
+   */
+  async recall(query: string, options: LocalRecallOptions): Promise<RecallResult> {
+    this.ensureOpen();
+    const filter = this.filterOf({ scope: options?.scope, types: options.types });
+    const hasVector = options.vector !== undefined;
+    const text = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
+    const limit = validateLimit(options.limit ?? this.recallDefaults.limit, this.limits.maxLimit);
+    const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
+    const profileName = options.profile ?? this.recallDefaults.profile;
+    const profile = RECALL_PROFILES[profileName];
+    if (!profile) {
+      throw new EngramError('INVALID_INPUT', `profile must be one of: ${Object.keys(RECALL_PROFILES).join(', ')}`, {
+        details: { field: 'profile' },
+      });
+    }
+    const weights = resolveLexicalWeights({
+      option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
+      config: this.recallDefaults.lexicalWeights,
+      env: this.options.env ?? process.env,
+    });
+    await this.checkModel(filter.scope);
+    const embedStart = performance.now();
+    let queryVector: Float32Array;
+    if (options.vector) {
+      validateVector(options.vector, this.embedder.dim, 'vector');
+      queryVector = options.vector;
+    } else {
+      [queryVector] = (await this.embed([text])) as [Float32Array];
+    }
+    const embedMs = performance.now() - embedStart;
+    const result = await this.withRetry(() =>
+      runRecall(
+        { store: this.store },
+        { query: text, queryVector, model: this.embedder.model, filter, limit, threshold, weights, profile },
+        embedMs,
+      ),
+    );
+    if (this.options.trackUsage !== false && result.hits.length > 0) {
+      this.recordUsage(filter.scope.tenant, result.hits.map((h) => h.memory.id));
+    }
+    return { query: text, ...result };
+  }
+
+  private recordUsage(tenant: string, ids: string[]): void {
+    const at = this.clock().toISOString();
+    const task = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.withRetry(() => this.store.recordUsage(tenant, ids, at)))
+      .catch((error: unknown) => this.options.onEvent?.({ type: 'usage-error', error }))
+      .finally(() => this.pending.delete(task));
+    this.pending.add(task);
+  }
+
+  /**
+   * Re-embeds every memory of the scope's (tenant, user) partition with `embedder` (default: this
+   * instance's), batch by batch. Returns how many memories were re-embedded.
+   */
+  async reembed(options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void }): Promise<number> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    const embedder = options.embedder ?? this.embedder;
+    const batchSize = options.batchSize ?? 64;
+    const filter: MemoryFilter = { scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES };
+    const total = await this.withRetry(() => this.store.count(filter));
+    let done = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
+      const vectors = await embedder.embed(page.items.map((m) => m.text));
+      const embedding = { model: embedder.model, dim: embedder.dim };
+      for (const [i, memory] of page.items.entries()) {
+        const vector = vectors[i] as Float32Array;
+        validateVector(vector, embedder.dim, `embedding[${i}]`);
+        await this.withRetry(() =>
+          this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }),
+        );
+      }
+      done += page.items.length;
+      options.onProgress?.(done, total);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    this.partitionModels.delete(partitionKey(scope));
+    return done;
+  }
+
+  /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await Promise.allSettled([...this.pending]);
+    this.closed = true;
+    if (this.options.ownResources !== false) {
+      await this.store.close();
+      await this.embedder.close?.();
+    }
+  }
+}
