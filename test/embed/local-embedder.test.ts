@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalEmbedder } from '../../src/embed/local/local-embedder.js';
+import { UseLiteTokenizer } from '../../src/embed/local/use-lite-tokenizer.js';
+import { loadUseLiteVocab } from '../../src/embed/local/use-lite-weights.js';
+import { planBatches } from '../../src/embed/local/use-lite-onnx-model.js';
+import { isEngramError } from '../../src/model/errors.js';
+import type { Embedder } from '../../src/embed/embedder.js';
+
+const require = createRequire(import.meta.url);
+
+interface RefTokenizer {
+  encode(text: string): number[];
+}
+
+function locomoTurns(limit: number): string[] {
+  const data = JSON.parse(readFileSync('/work/shared/data/locomo-dev.json', 'utf8')) as Array<{
+    conversation: Record<string, unknown>;
+  }>;
+  const out: string[] = [];
+  for (const sample of data) {
+    for (let i = 1; i < 60; i++) {
+      const session = sample.conversation[`session_${i}`];
+      if (!Array.isArray(session)) continue;
+      for (const turn of session as Array<{ text: string }>) out.push(turn.text);
+    }
+  }
+  return out.slice(0, limit);
+}
+
+const EDGE_CASES = [
+  '',
+  ' ',
+  'a',
+  'Hello world',
+  'Crème brûlée à la café — naïve façade',
+  'Привет, как дела?',
+  '我喜欢在周末去公园散步',
+  'Emoji 🎉🎉 party 🥳 time',
+  'tabs\tand\nnewlines   and  double  spaces',
+  'ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ ①②③',
+  'word '.repeat(200),
+  'x'.repeat(300),
+];
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? 0;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+describe('USE-lite tokenizer', () => {
+  it('gives the same token ids as the reference tokenizer on 2,760 real turns and edge cases', async () => {
+    const vocab = await loadUseLiteVocab();
+    const { EmbeddingsModel } = require('@energetic-ai/embeddings') as {
+      EmbeddingsModel: new (data: { vocabulary: unknown; model: unknown }) => { tokenizer: RefTokenizer };
+    };
+    const reference = new EmbeddingsModel({ vocabulary: vocab, model: null }).tokenizer;
+    const ours = new UseLiteTokenizer(vocab);
+    const texts = [...locomoTurns(100_000), ...EDGE_CASES];
+    expect(texts.length).toBeGreaterThan(2700);
+    const mismatches = texts.filter((t) => JSON.stringify(reference.encode(t)) !== JSON.stringify(ours.encode(t)));
+    expect(mismatches).toEqual([]);
+    expect(ours.encode('Hello world').length).toBeGreaterThan(1);
+  });
+});
+
+describe('planBatches', () => {
+  it('covers every index once, in order, within the token budget', () => {
+    const lengths = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 128, 128].sort((a, b) => a - b);
+    const batches = planBatches(lengths, 200);
+    expect(batches[0]?.[0]).toBe(0);
+    expect(batches.at(-1)?.[1]).toBe(lengths.length);
+    for (let i = 1; i < batches.length; i++) expect(batches[i]?.[0]).toBe(batches[i - 1]?.[1]);
+    for (const [s, e] of batches) {
+      if (e - s > 1) expect((e - s) * (lengths[e - 1] ?? 0)).toBeLessThanOrEqual(200);
+    }
+    // Very different lengths are not padded together.
+    expect(batches.some(([s, e]) => s <= 0 && e > 10)).toBe(false);
+  });
+});
+
+describe('createLocalEmbedder (onnx) against the reference runtime', () => {
+  let ours: Embedder;
+  let reference: Embedder;
+  const sentences = [...locomoTurns(40), ...EDGE_CASES];
+
+  beforeAll(() => {
+    ours = createLocalEmbedder();
+    reference = createLocalEmbedder({ runtime: 'reference' });
+  });
+  afterAll(async () => {
+    await ours.close?.();
+    await reference.close?.();
+  });
+
+  it('declares model id and dimension', () => {
+    expect(ours.model).toBe('use-lite');
+    expect(ours.dim).toBe(512);
+  });
+
+  it('gives the same vectors as @energetic-ai/embeddings (cosine ≥ 0.999), batched and one at a time', async () => {
+    const refVectors: Float32Array[] = [];
+    for (const s of sentences) refVectors.push(...(await reference.embed([s])));
+    const batched = await ours.embed(sentences);
+    const single: Float32Array[] = [];
+    for (const s of sentences.slice(0, 10)) single.push(...(await ours.embed([s])));
+    expect(batched).toHaveLength(sentences.length);
+    const worst = Math.min(...batched.map((v, i) => cosine(v, refVectors[i] ?? [])));
+    expect(worst).toBeGreaterThanOrEqual(0.999);
+    single.forEach((v, i) => expect(cosine(v, batched[i] ?? [])).toBeGreaterThanOrEqual(0.99999));
+    for (const v of batched) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(512);
+      expect(Math.abs(cosine(v, v) - 1)).toBeLessThan(1e-5);
+      const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+      expect(norm).toBeCloseTo(1, 4);
+    }
+  });
+
+  it('ranks a paraphrase above an unrelated sentence', async () => {
+    const [a, b, c] = await ours.embed([
+      'I adopted a puppy last week',
+      'We got a new dog recently',
+      'The stock market fell sharply today',
+    ]);
+    expect(cosine(a ?? [], b ?? [])).toBeGreaterThan(cosine(a ?? [], c ?? []) + 0.1);
+  });
+
+  it('returns [] for no texts and honours an aborted signal', async () => {
+    expect(await ours.embed([])).toEqual([]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(ours.embed(['hi'], { signal: controller.signal })).rejects.toThrow();
+  });
+
+  it('rejects unknown runtimes with CONFIG_ERROR and calls after close with EMBEDDER_ERROR', async () => {
+    let error: unknown;
+    try {
+      createLocalEmbedder({ runtime: 'gpu' as 'onnx' });
+    } catch (e) {
+      error = e;
+    }
+    expect(isEngramError(error, 'CONFIG_ERROR')).toBe(true);
+    const e = createLocalEmbedder();
+    await e.close?.();
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+  });
+
+  it('reports a missing model folder as an EngramError', async () => {
+    const e = createLocalEmbedder({ modelDir: '/nonexistent/engram-model' });
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
+    await e.close?.();
+  });
+});
