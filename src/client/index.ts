@@ -1,0 +1,1 @@
+export { RemoteEngram, type RemoteEngramOptions, type FetchLike } from './remote-engram.js';

@@ -1,0 +1,23 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpServer } from '../mcp/memory-tools.js';
+import { authenticate, type AppEnv, type RouteKit } from './route-kit.js';
+
+/**
+ * MCP over Streamable HTTP at `/mcp`, stateless (a fresh MCP server per request), authenticated
+ * by the same API keys as the REST API. JSON responses, no server-initiated streams.
+ */
+export function registerMcpRoute(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
+  app.all('/mcp', async (c) => {
+    c.set('route', '/mcp');
+    const principal = authenticate(c, kit.keys);
+    const server = createMcpServer({ api: kit.api, principal });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      await server.close();
+    }
+  });
+}

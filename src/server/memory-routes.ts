@@ -1,0 +1,195 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Principal } from '../auth/api-key.js';
+import { EngramError } from '../model/errors.js';
+// Metadata is typed `unknown` on the wire; the facade checks it is JSON (depth, size, finite numbers).
+import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
+import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
+import { canSee, requireAccess, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
+import type { AppEnv, RouteKit } from './route-kit.js';
+import { defineRoute } from './route-kit.js';
+import {
+  BatchBodySchema,
+  CreateMemoryBodySchema,
+  DeleteResultSchema,
+  IdParamSchema,
+  ListQuerySchema,
+  MemoriesEnvelopeSchema,
+  MemoryEnvelopeSchema,
+  PageSchema,
+  PatchBodySchema,
+  ScopeQuerySchema,
+  StatsQuerySchema,
+  StatsSchema,
+} from './schemas.js';
+
+/** `?a=x&a=y` or `?a=x,y` → ['x', 'y']. */
+function listParam(value: string | string[] | undefined, split: boolean): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = Array.isArray(value) ? value : [value];
+  return split ? values.flatMap((v) => v.split(',')).filter((v) => v !== '') : values;
+}
+
+function scopeOfQuery(query: RequestedScope): RequestedScope {
+  return { tenant: query.tenant, user: query.user, agent: query.agent, session: query.session, collection: query.collection };
+}
+
+/**
+ * Loads a memory the principal may act on, or throws NOT_FOUND: ids of other tenants and of
+ * collections outside a limited key look exactly like missing ids.
+ */
+async function visibleMemory(kit: RouteKit, principal: Principal, id: string, requested: RequestedScope | undefined, mode: AccessMode): Promise<Memory> {
+  const scope = resolveScope(principal, requested, mode);
+  const memory = await kit.api.get(id, { scope });
+  if (!memory || !canSee(principal, memory)) {
+    throw new EngramError('NOT_FOUND', `no memory ${id}`, { details: { id } });
+  }
+  return memory;
+}
+
+/** Create, batch import, get, update, delete, list and stats. */
+export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
+  const { api } = kit;
+
+  defineRoute(app, kit, {
+    method: 'post',
+    path: '/v1/memories',
+    operationId: 'createMemory',
+    summary: 'Add one memory',
+    tag: 'memories',
+    body: CreateMemoryBodySchema,
+    response: MemoryEnvelopeSchema,
+    status: 201,
+    errors: [409, 413],
+    async handle({ body, principal }) {
+      const scope = resolveScope(principal, body.scope, 'write');
+      const memory = await api.add(body.memory as MemoryInput, { scope });
+      kit.metrics.observeWrite('add', 1);
+      return { memory };
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'post',
+    path: '/v1/memories/batch',
+    operationId: 'importMemories',
+    summary: 'Add many memories, all or none',
+    tag: 'memories',
+    body: BatchBodySchema,
+    response: MemoriesEnvelopeSchema,
+    status: 201,
+    errors: [409, 413],
+    async handle({ body, principal }) {
+      const scope = resolveScope(principal, body.scope, 'write');
+      if (body.memories.length > kit.limits.maxBatch) {
+        throw new EngramError('PAYLOAD_TOO_LARGE', `a batch holds at most ${kit.limits.maxBatch} memories; got ${body.memories.length}`, {
+          details: { field: 'memories', limit: kit.limits.maxBatch, got: body.memories.length },
+        });
+      }
+      const memories = await api.addMany(body.memories as MemoryInput[], { scope });
+      kit.metrics.observeWrite('add', memories.length);
+      return { memories };
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'get',
+    path: '/v1/memories/{id}',
+    operationId: 'getMemory',
+    summary: 'Get one memory',
+    tag: 'memories',
+    params: IdParamSchema,
+    query: ScopeQuerySchema,
+    response: MemoryEnvelopeSchema,
+    errors: [404],
+    async handle({ params, query, principal }) {
+      return { memory: await visibleMemory(kit, principal, params.id, scopeOfQuery(query), 'read') };
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'patch',
+    path: '/v1/memories/{id}',
+    operationId: 'updateMemory',
+    summary: 'Change a memory (a new text is re-embedded)',
+    tag: 'memories',
+    params: IdParamSchema,
+    body: PatchBodySchema,
+    response: MemoryEnvelopeSchema,
+    errors: [404, 413],
+    async handle({ params, body, principal }) {
+      const scope = resolveScope(principal, body.scope, 'write');
+      if (principal.collections !== null) await visibleMemory(kit, principal, params.id, body.scope, 'write');
+      const memory = await api.update(params.id, body.patch as MemoryPatch, { scope });
+      kit.metrics.observeWrite('update', 1);
+      return { memory };
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'delete',
+    path: '/v1/memories/{id}',
+    operationId: 'deleteMemory',
+    summary: 'Delete a memory for good',
+    tag: 'memories',
+    params: IdParamSchema,
+    query: ScopeQuerySchema,
+    response: DeleteResultSchema,
+    async handle({ params, query, principal }) {
+      const scope = resolveScope(principal, scopeOfQuery(query), 'write');
+      if (principal.collections !== null) {
+        const memory = await api.get(params.id, { scope });
+        if (!memory || !canSee(principal, memory)) return { deleted: false };
+      }
+      const deleted = await api.delete(params.id, { scope });
+      kit.metrics.observeWrite('delete', deleted ? 1 : 0);
+      return { deleted };
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'get',
+    path: '/v1/memories',
+    operationId: 'listMemories',
+    summary: 'List memories with filters and cursor paging',
+    tag: 'memories',
+    query: ListQuerySchema,
+    response: PageSchema,
+    async handle({ query, principal }) {
+      requireAccess(principal, 'read');
+      const scope = resolveScope(principal, scopeOfQuery(query), 'read');
+      return api.list({
+        scope,
+        types: listParam(query.types, true) as MemoryType[] | undefined,
+        statuses: listParam(query.statuses, true) as MemoryStatus[] | undefined,
+        tags: listParam(query.tags, false),
+        key: query.key,
+        ids: listParam(query.ids, false),
+        limit: query.limit === undefined ? undefined : Number(query.limit),
+        cursor: query.cursor,
+        order: query.order,
+        direction: query.direction,
+      });
+    },
+  });
+
+  defineRoute(app, kit, {
+    method: 'get',
+    path: '/v1/stats',
+    operationId: 'memoryStats',
+    summary: 'Count memories by type, status and embedding model',
+    tag: 'memories',
+    query: StatsQuerySchema,
+    response: StatsSchema,
+    async handle({ query, principal }) {
+      const scope = resolveScope(principal, scopeOfQuery(query), 'read');
+      return api.stats({
+        scope,
+        types: listParam(query.types, true) as MemoryType[] | undefined,
+        statuses: listParam(query.statuses, true) as MemoryStatus[] | undefined,
+        tags: listParam(query.tags, false),
+        key: query.key,
+        ids: listParam(query.ids, false),
+      });
+    },
+  });
+}

@@ -1,0 +1,245 @@
+import { z } from '@hono/zod-openapi';
+import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
+
+/**
+ * Wire schemas of the HTTP API. The same objects validate requests, optionally validate
+ * responses, and generate the OpenAPI 3.1 document served at `/openapi.json`.
+ * Request objects are strict: unknown fields are rejected.
+ */
+
+const SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
+const PROVIDERS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic-messages',
+  'bedrock-converse',
+  'bedrock-invoke-anthropic',
+  'google-genai',
+  'ai-sdk-prompt',
+] as const;
+
+export const MemoryTypeSchema = z.enum(MEMORY_TYPES).openapi('MemoryType');
+export const MemoryStatusSchema = z.enum(MEMORY_STATUSES).openapi('MemoryStatus');
+export const MemoryLevelSchema = z.enum(MEMORY_LEVELS).openapi('MemoryLevel');
+
+const scopeValue = z.string().min(1).max(256);
+
+/**
+ * A scope in a request body. The tenant always comes from the API key: a `tenant` here must
+ * equal the key's tenant. The other fields narrow the request inside the tenant.
+ */
+export const RequestScopeSchema = z
+  .strictObject({
+    tenant: scopeValue.nullable().optional().openapi({ description: "Must equal the API key's tenant when given." }),
+    user: scopeValue.nullable().optional(),
+    agent: scopeValue.nullable().optional(),
+    session: scopeValue.nullable().optional(),
+    collection: scopeValue.nullable().optional(),
+  })
+  .openapi('RequestScope');
+
+export const ScopeSchema = z
+  .object({
+    tenant: z.string(),
+    user: z.string().optional(),
+    agent: z.string().optional(),
+    session: z.string().optional(),
+    collection: z.string().optional(),
+  })
+  .openapi('Scope');
+
+export const MemorySourceSchema = z
+  .strictObject({
+    type: z.enum(SOURCE_TYPES),
+    id: z.string().optional(),
+    role: z.string().optional(),
+    content: z.string().optional(),
+    url: z.string().optional(),
+    title: z.string().optional(),
+  })
+  .openapi('MemorySource');
+
+const memoryFields = {
+  text: z.string().openapi({ description: 'The memory text (at most the server limit, 32768 characters by default).' }),
+  type: MemoryTypeSchema.optional(),
+  key: z.string().nullable().optional(),
+  tags: z.array(z.string()).optional(),
+  level: MemoryLevelSchema.nullable().optional(),
+  summary: z.string().nullable().optional(),
+  background: z.string().nullable().optional(),
+  sources: z.array(MemorySourceSchema).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Any JSON object (nesting ≤ 32).' }),
+  statedAt: z.string().nullable().optional().openapi({ description: 'ISO-8601 date the fact was stated.' }),
+  status: MemoryStatusSchema.optional(),
+};
+
+export const MemoryInputSchema = z
+  .strictObject({ id: z.string().optional().openapi({ description: 'Defaults to a UUID v4.' }), ...memoryFields })
+  .openapi('MemoryInput');
+
+export const MemoryPatchSchema = z.strictObject({ ...memoryFields, text: memoryFields.text.optional() }).openapi('MemoryPatch');
+
+export const MemorySchema = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    type: MemoryTypeSchema,
+    key: z.string().nullable(),
+    tags: z.array(z.string()),
+    level: MemoryLevelSchema.nullable(),
+    summary: z.string().nullable(),
+    background: z.string().nullable(),
+    sources: z.array(MemorySourceSchema),
+    scope: ScopeSchema,
+    metadata: z.record(z.string(), z.unknown()),
+    statedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    status: MemoryStatusSchema,
+    usage: z.object({ count: z.number(), lastUsedAt: z.string().nullable() }),
+    embedding: z.object({ model: z.string(), dim: z.number() }).nullable(),
+  })
+  .openapi('Memory');
+
+export const CreateMemoryBodySchema = z
+  .strictObject({ scope: RequestScopeSchema.optional(), memory: MemoryInputSchema })
+  .openapi('CreateMemoryRequest');
+
+export const BatchBodySchema = z
+  .strictObject({
+    scope: RequestScopeSchema.optional(),
+    memories: z.array(MemoryInputSchema).min(1).openapi({ description: 'Stored all or none. At most the batch limit (default 1000).' }),
+  })
+  .openapi('BatchImportRequest');
+
+export const PatchBodySchema = z
+  .strictObject({ scope: RequestScopeSchema.optional(), patch: MemoryPatchSchema })
+  .openapi('UpdateMemoryRequest');
+
+export const MemoryEnvelopeSchema = z.object({ memory: MemorySchema }).openapi('MemoryResponse');
+export const MemoriesEnvelopeSchema = z.object({ memories: z.array(MemorySchema) }).openapi('BatchImportResponse');
+export const DeleteResultSchema = z.object({ deleted: z.boolean() }).openapi('DeleteResponse');
+
+export const IdParamSchema = z.strictObject({ id: z.string().min(1).max(256) });
+
+const queryList = z.union([z.string(), z.array(z.string())]);
+
+/** Scope fields as query parameters (GET and DELETE requests). */
+export const ScopeQuerySchema = z.strictObject({
+  tenant: scopeValue.optional(),
+  user: scopeValue.optional(),
+  agent: scopeValue.optional(),
+  session: scopeValue.optional(),
+  collection: scopeValue.optional(),
+});
+
+const filterQuery = {
+  types: queryList.optional().openapi({ description: 'Memory types; repeat the parameter or separate with commas.' }),
+  statuses: queryList.optional().openapi({ description: 'Statuses; repeat or comma-separate. Default: activated.' }),
+  tags: queryList.optional().openapi({ description: 'Only memories carrying every tag; repeat for several.' }),
+  key: z.string().optional(),
+  ids: queryList.optional().openapi({ description: 'Only these ids; repeat for several.' }),
+};
+
+export const StatsQuerySchema = ScopeQuerySchema.extend(filterQuery);
+
+export const ListQuerySchema = ScopeQuerySchema.extend({
+  ...filterQuery,
+  limit: z.string().regex(/^\d{1,7}$/, 'limit must be a positive integer').optional().openapi({ description: 'Page size. Default 50.' }),
+  cursor: z.string().max(4096).optional(),
+  order: z.enum(['createdAt', 'updatedAt', 'statedAt']).optional(),
+  direction: z.enum(['asc', 'desc']).optional(),
+});
+
+export const PageSchema = z
+  .object({ items: z.array(MemorySchema), nextCursor: z.string().nullable() })
+  .openapi('MemoryPage');
+
+export const StatsSchema = z
+  .object({
+    total: z.number(),
+    byType: z.record(z.string(), z.number()),
+    byStatus: z.record(z.string(), z.number()),
+    models: z.array(z.object({ model: z.string(), dim: z.number(), count: z.number() })),
+  })
+  .openapi('ScopeStats');
+
+const recallOptionFields = {
+  scope: RequestScopeSchema.optional(),
+  limit: z.number().int().optional().openapi({ description: 'Hits returned. Default 5; at most the server limit.' }),
+  threshold: z.number().optional().openapi({ description: 'Minimum fused score in [-1, 1]. Default 0.1.' }),
+  profile: z.enum(['engram', 'seed']).optional(),
+  types: z.array(MemoryTypeSchema).optional(),
+  lexicalWeight: z.number().optional(),
+  lexicalWeightShort: z.number().optional(),
+};
+
+export const RecallBodySchema = z
+  .strictObject({
+    query: z.string(),
+    ...recallOptionFields,
+    explain: z.boolean().optional().openapi({ description: 'Add server-side stage timings (`server`) to the response.' }),
+  })
+  .openapi('RecallRequest');
+
+export const HitSchema = z
+  .object({
+    memory: MemorySchema,
+    score: z.number(),
+    explanation: z.object({
+      channels: z.array(z.string()),
+      cosine: z.number(),
+      bm25: z.number(),
+      bm25Raw: z.number(),
+      denseWeight: z.number(),
+      lexicalWeight: z.number(),
+      fused: z.number(),
+      denseRank: z.number().optional(),
+      lexicalRank: z.number().optional(),
+      extra: z.record(z.string(), z.number()).optional(),
+    }),
+  })
+  .openapi('Hit');
+
+export const RecallTimingsSchema = z
+  .object({ embedMs: z.number(), denseMs: z.number(), lexicalMs: z.number(), rankMs: z.number(), totalMs: z.number() })
+  .openapi('RecallTimings');
+
+export const ServerTimingsSchema = z
+  .object({ parseMs: z.number(), recallMs: z.number(), totalMs: z.number() })
+  .openapi('ServerTimings');
+
+export const RecallResponseSchema = z
+  .object({
+    query: z.string(),
+    hits: z.array(HitSchema),
+    cut: z.array(HitSchema),
+    poolSize: z.number(),
+    timings: RecallTimingsSchema,
+    server: ServerTimingsSchema.optional(),
+  })
+  .openapi('RecallResponse');
+
+export const InjectBodySchema = z
+  .strictObject({
+    provider: z.enum(PROVIDERS),
+    request: z.record(z.string(), z.unknown()).openapi({ description: "The provider request, in the provider SDK's shape." }),
+    ...recallOptionFields,
+  })
+  .openapi('InjectRequest');
+
+export const InjectResponseSchema = z
+  .object({
+    request: z.record(z.string(), z.unknown()),
+    injected: z.boolean().openapi({ description: 'False when there was no query or no memory passed the threshold.' }),
+    query: z.string().nullable(),
+    hits: z.array(z.object({ id: z.string(), score: z.number() })),
+    block: z.string().nullable(),
+  })
+  .openapi('InjectResponse');
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }),
+  })
+  .openapi('Error');
