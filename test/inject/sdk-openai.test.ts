@@ -5,6 +5,7 @@ import type { InjectEvent } from '../../src/inject/inject-event.js';
 import { FixedRecaller, HITS, RecordingWriter, SCOPE } from './helpers/fixtures.js';
 import { RecordingServer, SSE_HEADERS, sse, type RecordedRequest, type Reply } from './helpers/recording-server.js';
 import { countBlocks, stripBlock } from './helpers/strip-block.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const REPLY = ['Avoid ', 'peanut ', 'sauce.'];
 
@@ -172,18 +173,11 @@ describe.each(CASES)('openai SDK against a local server: $name', ({ api, request
     expect(request).toEqual(frozen);
     expect(events[0]).toMatchObject({ type: 'injected', provider: api === 'chat' ? 'openai-chat' : 'openai-responses' });
 
-    await vi_waitFor(() => writer.batches.length === 1);
+    await waitFor(() => writer.batches.length === 1);
     expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual([query ?? 'What should I cook?', REPLY.join('')]);
   });
 });
 
-async function vi_waitFor(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('openai wrapper behaviour', () => {
   const request = { model: 'gpt-x', messages: [{ role: 'user' as const, content: 'What should I cook?' }] };
@@ -254,7 +248,7 @@ describe('openai wrapper behaviour', () => {
     expect(final.output_text).toBe(REPLY.join(''));
     expect((server.lastJson() as { instructions: string }).instructions).toContain('<engram_context>');
 
-    await vi_waitFor(() => writer.batches.length === 3);
+    await waitFor(() => writer.batches.length === 3);
     expect(writer.batches.map((b) => b.inputs[1]?.text)).toEqual([REPLY.join(''), REPLY.join(''), REPLY.join('')]);
   });
 
@@ -269,7 +263,7 @@ describe('openai wrapper behaviour', () => {
       return t;
     };
     expect(await Promise.all([read(a), read(b)])).toEqual([REPLY.join(''), REPLY.join('')]);
-    await vi_waitFor(() => writer.batches.length === 1);
+    await waitFor(() => writer.batches.length === 1);
     await new Promise((r) => setTimeout(r, 20));
     expect(writer.batches).toHaveLength(1);
   });
