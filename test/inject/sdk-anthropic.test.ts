@@ -57,7 +57,7 @@ const CASES: Array<{ name: string; request: Anthropic.MessageCreateParamsNonStre
   },
   {
     name: 'system string',
-    request: { model: 'claude-x', max_tokens: 100, system: 'You are careful.', messages: [USER], temperature: 0.5 },
+    request: { model: 'claude-x', max_tokens: 100, system: 'You are careful.', messages: [USER], stop_sequences: ['END'] },
     check: (b) => expect(b['system']).toMatch(/^You are careful\.\n\n<engram_context>\n/),
   },
   {
