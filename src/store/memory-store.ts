@@ -77,6 +77,14 @@ export interface ScopeStats {
   models: Array<EmbeddingInfo & { count: number }>;
 }
 
+/** Exact usage of one memory, for {@link MemoryStore.setUsage}. */
+export interface UsageEntry {
+  id: string;
+  count: number;
+  /** ISO-8601 UTC, or null when never used. */
+  lastUsedAt: string | null;
+}
+
 /**
  * The storage contract every backend implements and the shared conformance suite checks.
  * Every method is scoped by tenant; no method can reach another tenant's rows.
@@ -114,5 +122,10 @@ export interface MemoryStore {
   lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]>;
   /** Adds 1 to the use count of each id and sets its last-used time. */
   recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
+  /**
+   * Optional. Sets use counts and last-used times exactly (data import, `engram import`); ids not
+   * in the tenant are ignored. Without it, importers replay usage through {@link recordUsage}.
+   */
+  setUsage?(tenant: string, usage: UsageEntry[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -39,6 +39,12 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
+/** node-postgres gave up connecting after `connectionTimeoutMillis` (pool or client). */
+export function isConnectTimeout(error: unknown): boolean {
+  const { message } = fields(error);
+  return typeof message === 'string' && /timeout exceeded when trying to connect|due to connection timeout/i.test(message);
+}
+
 /** Serialization failure, deadlock, or "restart transaction" (CockroachDB): retry the transaction. */
 export function isSerializationError(error: unknown): boolean {
   return !(error instanceof EngramError) && isTransientStoreError(error);

@@ -1,11 +1,6 @@
 import type pg from 'pg';
-import { retry } from './pg-retry-shim.js';
-import { isConnectionError, isSerializationError, toEngramError } from './pg-errors.js';
-
-/** A connect timeout already waited its full budget: retrying would multiply the wait. */
-function isConnectTimeout(error: unknown): boolean {
-  return error instanceof Error && /timeout exceeded when trying to connect|connection timeout/i.test(error.message);
-}
+import { retry } from '../../util/retry.js';
+import { isConnectionError, isConnectTimeout, isSerializationError, toEngramError } from './pg-errors.js';
 
 /** Transaction isolation level used by store writes. */
 export type PgIsolation = 'read committed' | 'repeatable read' | 'serializable';
@@ -80,6 +75,7 @@ export async function runPg<T>(
       maxMs: retryOptions.maxMs ?? 1000,
       isRetryable: (error: unknown) =>
         isSerializationError(error) ||
+        // A connect timeout already waited its full budget: retrying would multiply the wait.
         (isConnectionError(error) && !isConnectTimeout(error) && (options.idempotent === true || !commitInFlight)),
       onRetry: (error: unknown, attemptNumber: number) => retryOptions.onRetry?.(error, attemptNumber),
     });

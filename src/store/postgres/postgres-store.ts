@@ -16,12 +16,13 @@ import type {
   MemoryStore,
   Page,
   ScopeStats,
+  UsageEntry,
 } from '../memory-store.js';
 import { assertFilter, assertIds, assertLimit, assertMemoryFields, assertRecord, assertTenant, assertVector } from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
-import { toEngramError } from './pg-errors.js';
+import { isConnectTimeout, toEngramError } from './pg-errors.js';
 import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
 import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
 
@@ -549,6 +550,32 @@ export class PostgresStore implements MemoryStore {
     );
   }
 
+  /** Sets use counts and last-used times exactly (used by imports). Unknown ids are ignored. */
+  async setUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
+    assertTenant(tenant);
+    if (!Array.isArray(usage)) throw new EngramError('INVALID_INPUT', 'usage must be an array');
+    for (const entry of usage) {
+      if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
+        throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
+      }
+      if (entry.lastUsedAt !== null && (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))) {
+        throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', { details: { id: entry.id } });
+      }
+    }
+    if (usage.length === 0) return;
+    await this.run(
+      'setUsage',
+      (c) =>
+        c.query(
+          `UPDATE ${this.names.memories} AS m SET use_count = u.count, last_used_at = u.last_used_at
+           FROM unnest($2::text[], $3::int[], $4::text[]) AS u(id, count, last_used_at)
+           WHERE m.tenant = $1 AND m.id = u.id`,
+          [tenant, usage.map((u) => u.id), usage.map((u) => u.count), usage.map((u) => u.lastUsedAt)],
+        ),
+      { transaction: true, idempotent: true },
+    );
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -612,7 +639,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     else await store.detectPgVector();
   } catch (error) {
     if (owns) await pool.end().catch(() => undefined);
-    if (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message)) {
+    if (isConnectTimeout(error) || (error instanceof EngramError && isConnectTimeout(error.cause))) {
       throw new EngramError('TIMEOUT', `could not connect to PostgreSQL within ${options.connectTimeoutMs ?? 5_000} ms`, {
         cause: error,
         isRetryable: true,

@@ -1,0 +1,219 @@
+import { EngramError } from '../model/errors.js';
+import type { JsonObject } from '../model/json.js';
+import type { EmbeddingInfo, MemorySource, MemoryUsage } from '../model/memory.js';
+import type { MemoryLevel, MemoryStatus, MemoryType } from '../model/memory-type.js';
+import { MEMORY_STATUSES } from '../model/memory-type.js';
+import type { Scope } from '../model/scope.js';
+import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
+
+/** Format tag of one exported memory (one JSON object per JSONL line). */
+export const TRANSFER_FORMAT = 'engram.memory/v1';
+
+/**
+ * One memory as exported: every stored field, usage, and the vector as base64 of its
+ * little-endian float32 bytes next to the embedding info it belongs to. Plain JSON.
+ */
+export interface TransferRecord {
+  format: typeof TRANSFER_FORMAT;
+  id: string;
+  text: string;
+  type: MemoryType;
+  key: string | null;
+  tags: string[];
+  level: MemoryLevel | null;
+  summary: string | null;
+  background: string | null;
+  sources: MemorySource[];
+  scope: Scope;
+  metadata: JsonObject;
+  statedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  status: MemoryStatus;
+  usage: MemoryUsage;
+  embedding: EmbeddingInfo | null;
+  /** base64 of little-endian float32 values, or null when the memory has no vector. */
+  vector: string | null;
+}
+
+/** Encodes a vector as base64 little-endian float32. */
+export function vectorToBase64(vector: Float32Array): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i] as number, i * 4);
+  return bytes.toString('base64');
+}
+
+/** Decodes base64 little-endian float32; throws CORRUPT_VECTOR when the length is not `dim * 4`. */
+export function vectorFromBase64(value: string, dim: number, id?: string): Float32Array {
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length !== dim * 4) {
+    throw new EngramError('CORRUPT_VECTOR', `vector of ${id ?? 'a record'} has ${bytes.length} bytes, expected ${dim * 4}`, {
+      details: { id, bytes: bytes.length, dim },
+    });
+  }
+  const out = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) out[i] = bytes.readFloatLE(i * 4);
+  return out;
+}
+
+/** Options of {@link exportTenant}. */
+export interface ExportOptions {
+  /** Rows fetched per page. @default 500 */
+  pageSize?: number | undefined;
+}
+
+/**
+ * Streams every memory of a tenant (all statuses, all users), oldest first, as
+ * {@link TransferRecord}s — one per JSONL line for `engram export`.
+ */
+export async function* exportTenant(store: MemoryStore, tenant: string, options: ExportOptions = {}): AsyncIterable<TransferRecord> {
+  const pageSize = options.pageSize ?? 500;
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(
+      { scope: { tenant }, statuses: [...MEMORY_STATUSES] },
+      { limit: pageSize, cursor, order: 'createdAt', direction: 'asc' },
+    );
+    const vectors = await store.getVectors(
+      tenant,
+      page.items.filter((m) => m.embedding !== null).map((m) => m.id),
+    );
+    for (const memory of page.items) {
+      const vector = vectors.get(memory.id);
+      yield {
+        format: TRANSFER_FORMAT,
+        id: memory.id,
+        text: memory.text,
+        type: memory.type,
+        key: memory.key,
+        tags: memory.tags,
+        level: memory.level,
+        summary: memory.summary,
+        background: memory.background,
+        sources: memory.sources,
+        scope: memory.scope,
+        metadata: memory.metadata,
+        statedAt: memory.statedAt,
+        createdAt: memory.createdAt,
+        updatedAt: memory.updatedAt,
+        status: memory.status,
+        usage: memory.usage,
+        embedding: vector ? memory.embedding : null,
+        vector: vector ? vectorToBase64(vector) : null,
+      };
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+}
+
+/** Options of {@link importRecords}. */
+export interface ImportOptions {
+  /** Records inserted per transaction. @default 500 */
+  batchSize?: number | undefined;
+  /** Write every record into this tenant instead of its own. */
+  tenant?: string | undefined;
+  /** Called after each batch with the number of records imported so far. */
+  onProgress?: ((imported: number) => void) | undefined;
+}
+
+/** What {@link importRecords} did. */
+export interface ImportReport {
+  imported: number;
+}
+
+function toRecord(input: TransferRecord, tenant: string | undefined): MemoryRecord {
+  if (input === null || typeof input !== 'object' || input.format !== TRANSFER_FORMAT) {
+    throw new EngramError('INVALID_INPUT', `not an ${TRANSFER_FORMAT} record`, {
+      details: { id: (input as { id?: unknown } | null)?.id },
+    });
+  }
+  const embedding = input.embedding ?? null;
+  let vector: Float32Array | null = null;
+  if (input.vector !== null && input.vector !== undefined) {
+    if (embedding === null) throw new EngramError('INVALID_VECTOR', 'a vector needs embedding info', { details: { id: input.id } });
+    vector = vectorFromBase64(input.vector, embedding.dim, input.id);
+  }
+  return {
+    id: input.id,
+    text: input.text,
+    type: input.type,
+    key: input.key ?? null,
+    tags: input.tags ?? [],
+    level: input.level ?? null,
+    summary: input.summary ?? null,
+    background: input.background ?? null,
+    sources: input.sources ?? [],
+    scope: tenant === undefined ? input.scope : { ...input.scope, tenant },
+    metadata: input.metadata ?? {},
+    statedAt: input.statedAt ?? null,
+    createdAt: input.createdAt,
+    updatedAt: input.updatedAt,
+    status: input.status,
+    embedding: vector === null ? null : embedding,
+    vector,
+  };
+}
+
+/** Restores usage with setUsage, or by replaying recordUsage (exact, slower) when absent. */
+async function restoreUsage(store: MemoryStore, tenant: string, usage: UsageEntry[]): Promise<void> {
+  const used = usage.filter((u) => u.count > 0 || u.lastUsedAt !== null);
+  if (used.length === 0) return;
+  if (store.setUsage) {
+    await store.setUsage(tenant, used);
+    return;
+  }
+  const byTime = new Map<string, UsageEntry[]>();
+  for (const entry of used) {
+    if (entry.lastUsedAt === null) continue; // a count without a time cannot be replayed
+    const group = byTime.get(entry.lastUsedAt) ?? [];
+    group.push(entry);
+    byTime.set(entry.lastUsedAt, group);
+  }
+  for (const [at, group] of byTime) {
+    const max = Math.max(...group.map((g) => g.count));
+    for (let k = 1; k <= max; k++) {
+      await store.recordUsage(
+        tenant,
+        group.filter((g) => g.count >= k).map((g) => g.id),
+        at,
+      );
+    }
+  }
+}
+
+/**
+ * Imports {@link TransferRecord}s (from {@link exportTenant} or a JSONL file) in batches; each
+ * batch is one insert (all or nothing), then its usage is restored. Existing ids fail with
+ * CONFLICT. Returns how many records were imported.
+ */
+export async function importRecords(
+  store: MemoryStore,
+  records: AsyncIterable<TransferRecord> | Iterable<TransferRecord>,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const batchSize = options.batchSize ?? 500;
+  let imported = 0;
+  let batch: TransferRecord[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const rows = batch.map((r) => toRecord(r, options.tenant));
+    await store.insert(rows);
+    const byTenant = new Map<string, UsageEntry[]>();
+    batch.forEach((r, i) => {
+      const t = (rows[i] as MemoryRecord).scope.tenant;
+      const list = byTenant.get(t) ?? [];
+      list.push({ id: r.id, count: r.usage?.count ?? 0, lastUsedAt: r.usage?.lastUsedAt ?? null });
+      byTenant.set(t, list);
+    });
+    for (const [t, usage] of byTenant) await restoreUsage(store, t, usage);
+    imported += batch.length;
+    batch = [];
+    options.onProgress?.(imported);
+  };
+  for await (const record of records) {
+    batch.push(record);
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  return { imported };
+}
