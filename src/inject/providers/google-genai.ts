@@ -51,7 +51,9 @@ function appendToInstruction(instruction: unknown, block: string): unknown {
  * Query: `contents` as a string, a Part, a Part array, a Content or a Content array; the last
  * user Content's text parts. Injection: `config.systemInstruction` (or the older top-level
  * `systemInstruction` when that is where the caller put it) as string, Part, Part[] or Content,
- * the block appended to its first text part and everything else kept.
+ * the block appended to its first text part and everything else kept. A request without
+ * `config` gets `config: { systemInstruction }`; the SDK then also sends an empty
+ * `generationConfig: {}`, which changes nothing in the model's behaviour.
  */
 export const googleGenai: ProviderAdapter = {
   name: 'google-genai',
