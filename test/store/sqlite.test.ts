@@ -357,6 +357,21 @@ describe('SQLite store', () => {
     expect(store.database.prepare('SELECT count(*) AS n FROM memories').get()).toEqual({ n: 0 });
   });
 
+  it('records migrations with the injected clock', () => {
+    const store = openStore({ clock: () => new Date('2030-01-02T03:04:05.000Z') });
+    const stamps = store.database.prepare('SELECT DISTINCT applied_at FROM schema_migrations').all();
+    expect(stamps).toEqual([{ applied_at: '2030-01-02T03:04:05.000Z' }]);
+  });
+
+  it('preloadVectors loads a partition ahead of the first query', async () => {
+    const store = openStore();
+    const random = seededRandom(4);
+    await store.insert(Array.from({ length: 30 }, (_, i) => withVector(randomVector(random, 8), 'test-model', { id: `p${i}`, scope: { tenant: 't', user: i < 10 ? 'u' : 'v' } })));
+    expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8, user: 'u' })).toBe(10);
+    expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8 })).toBe(30);
+    expect(await store.preloadVectors({ tenant: 't', model: 'other', dim: 8 })).toBe(0);
+  });
+
   it('createSqliteStore rejects a missing path with CONFIG_ERROR', () => {
     expect(() => createSqliteStore({} as SqliteStoreOptions)).toThrow(EngramError);
   });

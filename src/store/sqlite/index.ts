@@ -1,2 +1,2 @@
-export { createSqliteStore, SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+export { createSqliteStore, SqliteStore, type SqliteStoreOptions, type VectorPartitionKey } from './sqlite-store.js';
 export { applySqliteMigrations, SQLITE_MIGRATIONS, type SqliteMigration } from './migrations.js';

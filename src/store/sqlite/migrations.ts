@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { EngramError } from '../../model/errors.js';
+import { isSqliteBusy } from './sqlite-errors.js';
 
 /** One schema step. Applied once, in its own transaction, recorded in `schema_migrations`. */
 export interface SqliteMigration {
@@ -92,7 +93,11 @@ CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab (memories_fts, 'row');
  * Applies pending migrations, each in its own IMMEDIATE transaction (so two processes opening
  * the same new file do not both apply it). Idempotent.
  */
-export function applySqliteMigrations(db: Database.Database, migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS): number {
+export function applySqliteMigrations(
+  db: Database.Database,
+  migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
+  clock: () => Date = () => new Date(),
+): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
@@ -105,12 +110,15 @@ export function applySqliteMigrations(db: Database.Database, migrations: readonl
     const step = db.transaction(() => {
       if (has.get(migration.version) !== undefined) return false;
       db.exec(migration.sql);
-      record.run(migration.version, migration.name, new Date().toISOString());
+      record.run(migration.version, migration.name, clock().toISOString());
       return true;
     });
     try {
       if (step.immediate()) applied++;
     } catch (cause) {
+      if (isSqliteBusy(cause)) {
+        throw new EngramError('STORE_BUSY', `database busy while applying migration ${migration.version}`, { cause, isRetryable: true });
+      }
       throw new EngramError('MIGRATION_ERROR', `migration ${migration.version} (${migration.name}) failed`, {
         cause,
         details: { version: migration.version },

@@ -57,6 +57,17 @@ export interface SqliteStoreOptions {
   lexicalScanCap?: number | undefined;
   /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
   changeLogRetention?: number | undefined;
+  /** Clock for bookkeeping timestamps (migration records). @default () => new Date() */
+  clock?: (() => Date) | undefined;
+}
+
+/** Which vector partition {@link SqliteStore.preloadVectors} should load. */
+export interface VectorPartitionKey {
+  tenant: string;
+  model: string;
+  dim: number;
+  /** One user's partition; omit for the all-users partition used by queries without a user. */
+  user?: string | undefined;
 }
 
 const LIST_MAX = 1000;
@@ -101,6 +112,7 @@ export class SqliteStore implements MemoryStore {
       lexicalRankAllBelow: options.lexicalRankAllBelow ?? 20_000,
       lexicalScanCap: options.lexicalScanCap ?? 5000,
       changeLogRetention: options.changeLogRetention ?? 200_000,
+      clock: options.clock ?? (() => new Date()),
     };
     try {
       this.db = new Database(options.path, { timeout: this.options.busyTimeoutMs });
@@ -108,7 +120,7 @@ export class SqliteStore implements MemoryStore {
       if (options.path !== ':memory:' && options.path !== '') this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${this.options.synchronous}`);
       this.db.pragma('foreign_keys = ON');
-      if (this.options.migrate) applySqliteMigrations(this.db);
+      if (this.options.migrate) applySqliteMigrations(this.db, undefined, this.options.clock);
     } catch (error) {
       throw toEngramError(error, 'open');
     }
@@ -155,7 +167,20 @@ export class SqliteStore implements MemoryStore {
 
   migrate(): Promise<void> {
     return this.run('migrate', () => {
-      applySqliteMigrations(this.db);
+      applySqliteMigrations(this.db, undefined, this.options.clock);
+    });
+  }
+
+  /**
+   * Loads a vector partition into the cache ahead of the first query (which otherwise pays the
+   * load: reading every vector of the partition once). Returns the number of cached vectors.
+   */
+  preloadVectors(key: VectorPartitionKey): Promise<number> {
+    return this.run('preloadVectors', () => {
+      assertTenant(key.tenant);
+      const cache = this.vectorCache();
+      if (cache === null) return 0;
+      return cache.partition(key.tenant, key.model, key.dim, key.user ?? ALL_USERS).size;
     });
   }
 
