@@ -1,0 +1,17 @@
+import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
+import { normalizeLexical } from './normalize-lexical.js';
+
+/**
+ * BM25 channel: every token of every query text against the store's corpus index, so lexical
+ * matches outside the dense pool enter the candidate set; the final BM25 is computed over the
+ * merged pool by the fusion. Channel score = index score / best index score.
+ */
+export const bm25Channel: SearchChannel = {
+  name: 'bm25',
+  async run(context: ChannelContext): Promise<ChannelHit[]> {
+    const terms = [...new Set(context.queryTexts.flatMap((t) => context.tokenize(t)))];
+    if (terms.length === 0) return [];
+    return normalizeLexical(await context.store.lexicalSearch({ filter: context.filter, terms, limit: context.limit }));
+  },
+};
+

@@ -1,0 +1,59 @@
+import type { Memory } from '../../model/memory.js';
+import type { ChannelContext, ChannelName, SearchChannel } from './search-channel.js';
+
+/** Candidates of one scope, merged by id, with every channel's score kept. */
+export interface MergedCandidate {
+  id: string;
+  /** Score per channel that found it (plus sub-scores such as `dense.priority`). */
+  channels: Record<string, number>;
+  memory?: Memory | undefined;
+}
+
+/** What {@link runChannels} returns. */
+export interface ChannelRun {
+  candidates: Map<string, MergedCandidate>;
+  /** Milliseconds per channel. */
+  timings: Partial<Record<ChannelName, number>>;
+  /** Channels that failed (message), skipped without failing the search. */
+  errors: Partial<Record<ChannelName, string>>;
+}
+
+/**
+ * Runs the channels in parallel and merges their hits by id, keeping every channel's score.
+ * A failing channel is recorded in `errors` and does not fail the others.
+ */
+export async function runChannels(
+  channels: readonly SearchChannel[],
+  context: ChannelContext,
+  now: () => number = () => performance.now(),
+): Promise<ChannelRun> {
+  const timings: ChannelRun['timings'] = {};
+  const errors: ChannelRun['errors'] = {};
+  const results = await Promise.all(
+    channels.map(async (channel) => {
+      const start = now();
+      try {
+        return { channel, hits: await channel.run(context) };
+      } catch (error: unknown) {
+        errors[channel.name] = error instanceof Error ? error.message : String(error);
+        return { channel, hits: [] };
+      } finally {
+        timings[channel.name] = now() - start;
+      }
+    }),
+  );
+  const candidates = new Map<string, MergedCandidate>();
+  for (const { channel, hits } of results) {
+    for (const hit of hits) {
+      let entry = candidates.get(hit.id);
+      if (!entry) {
+        entry = { id: hit.id, channels: {} };
+        candidates.set(hit.id, entry);
+      }
+      entry.channels[channel.name] = Math.max(entry.channels[channel.name] ?? -Infinity, hit.score);
+      if (hit.extra) for (const [k, v] of Object.entries(hit.extra)) entry.channels[k] = v;
+      if (hit.memory && !entry.memory) entry.memory = hit.memory;
+    }
+  }
+  return { candidates, timings, errors };
+}

@@ -1,0 +1,47 @@
+import type { Memory } from '../../model/memory.js';
+import type { Scope } from '../../model/scope.js';
+import type { MemoryFilter, MemoryStore } from '../../store/memory-store.js';
+import type { Tokenizer } from '../../text/tokenizer.js';
+import type { ParsedGoal } from '../plan/parsed-goal.js';
+
+/** Names of the retrieval channels inside one scope. */
+export type ChannelName = 'dense' | 'graph' | 'bm25' | 'fulltext' | 'working' | 'internet';
+
+/** Everything a channel may use. Built once per path. */
+export interface ChannelContext {
+  store: MemoryStore;
+  /** Embedding model of the query vectors; rows of other models are never compared. */
+  model: string;
+  /** Scope, types and statuses of the path. */
+  filter: MemoryFilter;
+  goal: ParsedGoal;
+  /** Every query text (rephrased query, expansions, sub-questions), deduplicated. */
+  queryTexts: string[];
+  /** One vector per query text. */
+  queryVectors: Float32Array[];
+  /** Rows each channel may return. */
+  limit: number;
+  /** Soft priority: a second dense pass restricted to this narrower scope (e.g. the session). */
+  priority?: Partial<Omit<Scope, 'tenant'>> | undefined;
+  /** Lexical tokenizer of the fusion profile. */
+  tokenize: Tokenizer;
+  /** Terms for the full-text channel (weighted keyword extraction). */
+  keywordTerms: string[];
+}
+
+/** One channel's finding. */
+export interface ChannelHit {
+  id: string;
+  /** The channel's own score (cosine for dense, share of tags for graph, normalised index score…). */
+  score: number;
+  /** The memory, when the channel already loaded it (saves a fetch). */
+  memory?: Memory | undefined;
+  /** Sub-scores, e.g. `dense.priority`. */
+  extra?: Record<string, number> | undefined;
+}
+
+/** A retrieval channel: finds candidates inside one scope. */
+export interface SearchChannel {
+  readonly name: ChannelName;
+  run(context: ChannelContext): Promise<ChannelHit[]>;
+}

@@ -1,0 +1,2 @@
+export * from './deep-search.js';
+export * from './memory-reasoner.js';

@@ -1,0 +1,56 @@
+import type { ChatMessage } from '../llm/chat-model.js';
+import type { MemoryType } from '../model/memory-type.js';
+import type { Scope } from '../model/scope.js';
+import type { BucketLimits } from './post/type-buckets.js';
+import type { BoostContext } from './rank/boost.js';
+
+/** `fast`: no LLM; `fine`: one LLM planning call; `deep`: fine plus multi-stage retrieve → reflect → retrieve. */
+export type SearchMode = 'fast' | 'fine' | 'deep';
+
+/** Options of one search. Only `scope` is required. */
+export interface SearchOptions {
+  /** Tenant and narrowing fields; every store call is restricted to it. */
+  scope: Scope;
+  /** @default 'fast' */
+  mode?: SearchMode | undefined;
+  /** Hits of the text types (working, long-term, user, outer, raw file). @default 10 */
+  topK?: number | undefined;
+  /** Per-type result sizes for tool / skill / preference memories. @default DEFAULT_BUCKET_LIMITS */
+  bucketLimits?: Partial<Omit<BucketLimits, 'topK'>> | undefined;
+  /** Memory types to search; paths whose types are all excluded do not run. @default all but OuterMemory web results */
+  types?: MemoryType[] | undefined;
+  /** Add web results (needs a configured web provider). Fine mode also needs the planner to ask for it unless `'always'`. @default false */
+  internet?: boolean | 'always' | undefined;
+  /** Reranker name from the registry. @default 'noop' (the core recall fusion is the ranking) */
+  reranker?: string | undefined;
+  /** Collections to search, each only if the caller may read it. @default [scope.collection] (or the whole scope) */
+  collections?: string[] | undefined;
+  /** Minimum final score. @default 0 */
+  threshold?: number | undefined;
+  /** Soft priority scope for the second dense pass, e.g. `{session: 's1'}`. @default none */
+  priority?: Partial<Omit<Scope, 'tenant'>> | undefined;
+  /** Boost matches on user / session / tags: score ×(1+w), clipped to [0, 1]. @default none */
+  boost?: BoostContext | undefined;
+  /** Fast mode: tokenise the query into graph keys and tags. @default false */
+  fastGraph?: boolean | undefined;
+  /** Query decomposition into ≤ 3 sub-questions (one LLM call). @default false (true in deep mode) */
+  decompose?: boolean | undefined;
+  /** Let the LLM keep only the memories it would use (reasoner). @default false */
+  reason?: boolean | undefined;
+  /** Deep-search stages. @default 3 */
+  deepStages?: number | undefined;
+  /** Deep search rewrites the final memories into query-focused statements. @default false */
+  deepRewrite?: boolean | undefined;
+  /** Drop near-duplicates with cosine ≥ this (e.g. 0.95). @default off */
+  nearDuplicateThreshold?: number | undefined;
+  /** Diversify with MMR at this λ (1 = pure relevance). @default off */
+  mmrLambda?: number | undefined;
+  /** Dedupe hits with the same text. @default true */
+  dedupe?: boolean | undefined;
+  /** Run the paths one after another instead of in parallel (benchmarks). @default false */
+  sequential?: boolean | undefined;
+  /** Context and earlier turns for the fine planner. */
+  context?: string | undefined;
+  conversation?: ChatMessage[] | undefined;
+  signal?: AbortSignal | undefined;
+}
