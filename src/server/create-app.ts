@@ -53,6 +53,8 @@ export function errorResponse(c: Context, error: EngramError): Response {
   const status = ERROR_STATUS[error.code] ?? 500;
   const headers: Record<string, string> = {};
   if (status === 503) headers['retry-after'] = '1';
+  // The rest of an oversized body is never read: tell the client not to reuse the connection.
+  if (error.code === 'PAYLOAD_TOO_LARGE') headers.connection = 'close';
   return c.json({ error: error.toJSON() }, status as 400, headers);
 }
 

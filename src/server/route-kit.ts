@@ -67,15 +67,41 @@ export interface RouteSpec<B extends AnySchema, Q extends AnySchema, P extends A
 
 const ERROR_CONTENT = { 'application/json': { schema: ErrorSchema } };
 
+/** Deepest nesting of a request body; deeper bodies are rejected before anything walks them. */
+export const MAX_BODY_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, computed without recursion (stops past `limit`). */
+function jsonDepth(root: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}
+
 function parseJson(text: string): unknown {
   if (text.trim() === '') throw new EngramError('INVALID_INPUT', 'the request body is empty; send a JSON object', { details: { in: 'body' } });
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (cause) {
     throw new EngramError('INVALID_INPUT', `malformed JSON in the request body: ${(cause as Error).message}`, {
       details: { in: 'body' },
     });
   }
+  if (jsonDepth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    throw new EngramError('INVALID_INPUT', `the request body is nested deeper than ${MAX_BODY_DEPTH} levels`, {
+      details: { in: 'body', limit: MAX_BODY_DEPTH },
+    });
+  }
+  return value;
 }
 
 function queryObject(c: Context<AppEnv>): Record<string, string | string[]> {

@@ -37,6 +37,8 @@ export interface StartServerOptions {
   requestTimeoutMs?: number | undefined;
   /** Longest time to receive the request headers. @default 10000 */
   headersTimeoutMs?: number | undefined;
+  /** How often request and header timeouts are checked. @default 1000 */
+  timeoutCheckIntervalMs?: number | undefined;
   /** Idle keep-alive time. @default 5000 */
   keepAliveTimeoutMs?: number | undefined;
   /** After this long, shutdown closes connections whose requests are still running. @default 10000 */
@@ -104,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       requestTimeout: options.requestTimeoutMs ?? 30_000,
       headersTimeout: options.headersTimeoutMs ?? 10_000,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+      connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
     },
     (req, res) => {
       if (draining) res.setHeader('connection', 'close');
