@@ -47,11 +47,7 @@ export function buildUseLiteOnnx(w: UseLiteWeights): Uint8Array {
 
   const attention = (p: string, x: string, lw: UseLiteLayerWeights): string => {
     const d = lw.inDim;
-    const qkv = dense(
-      x,
-      init(`${p}.qkv.w`, [d, 3 * d], lw.qkvKernel),
-      init(`${p}.qkv.b`, [3 * d], lw.qkvBias),
-    );
+    const qkv = dense(x, init(`${p}.qkv.w`, [d, 3 * d], lw.qkvKernel), init(`${p}.qkv.b`, [3 * d], lw.qkvBias));
     const q = tmp('q');
     const k = tmp('k');
     const v = tmp('v');

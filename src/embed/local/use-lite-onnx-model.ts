@@ -52,7 +52,13 @@ export class UseLiteOnnxModel {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
     });
-    return new UseLiteOnnxModel(ort, session, weights, timingTable(weights.invTimescales), options.maxBatchTokens ?? 8192);
+    return new UseLiteOnnxModel(
+      ort,
+      session,
+      weights,
+      timingTable(weights.invTimescales),
+      options.maxBatchTokens ?? 8192,
+    );
   }
 
   /** Embeds token id lists; one l2-normalized 512-d vector per list, in order. */

@@ -130,7 +130,11 @@ export function useLiteWeightsFrom(tensors: Map<string, Float32Array>): UseLiteW
       qkvBias: pick(tensors, `${tl}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, inDim * 3),
       outKernel: pick(tensors, `${ml}MultiheadAttention/output_transform_single/kernel/part_0`, inDim * 512),
       outBias: pick(tensors, `${tl}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, 512),
-      ffnLnScale: pick(tensors, `${tl}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, 512),
+      ffnLnScale: pick(
+        tensors,
+        `${tl}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+        512,
+      ),
       ffnLnBias: pick(tensors, `${tl}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, 512),
       ffn1Kernel: pick(tensors, `${stl}FFN/conv1/Tensordot/Reshape_1`, 512 * 1536),
       ffn1Bias: pick(tensors, `${tl}FFN/conv1/bias/ConcatPartitions/concat`, 1536),
