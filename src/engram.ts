@@ -22,6 +22,11 @@ import type { MemoryFilter, MemoryRecord, MemoryStore, Page, ScopeStats } from '
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
 import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryType } from './model/memory-type.js';
+import { Searcher, type SearcherDeps } from './search/searcher.js';
+import type { SearchOptions } from './search/search-options.js';
+import type { SearchResult } from './search/search-result.js';
+import { RerankerRegistry } from './search/rank/reranker-registry.js';
+import type { Reranker } from './search/rank/reranker.js';
 
 /** Something Engram reports without throwing (background failures, degraded calls). */
 export interface EngramEvent {
@@ -63,6 +68,8 @@ export interface EngramOptions {
   generateId?: (() => string) | undefined;
   /** Background failures and degradations. @default ignored */
   onEvent?: ((event: EngramEvent) => void) | undefined;
+  /** LLM, extra rerankers, web providers and collection access for {@link Engram.search}. @default none (fast mode only, noop / cosine-local rerankers) */
+  search?: (Pick<SearcherDeps, 'llm' | 'web' | 'canRead'> & { rerankers?: Reranker[] | undefined }) | undefined;
   /** Close the store and embedder on {@link Engram.close}. @default true */
   ownResources?: boolean | undefined;
 }
@@ -316,6 +323,42 @@ export class Engram implements MemoryApi {
       this.recordUsage(filter.scope.tenant, result.hits.map((h) => h.memory.id));
     }
     return { query: text, ...result };
+  }
+
+  private searcherInstance: Searcher | undefined;
+
+  /** Names of the rerankers {@link Engram.search} accepts. */
+  rerankerNames(): string[] {
+    return this.searcher().rerankerNames();
+  }
+
+  private searcher(): Searcher {
+    this.searcherInstance ??= new Searcher({
+      store: this.store,
+      embedder: this.embedder,
+      llm: this.options.search?.llm,
+      web: this.options.search?.web,
+      canRead: this.options.search?.canRead,
+      rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
+      weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
+      clock: this.clock,
+      recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
+    });
+    return this.searcherInstance;
+  }
+
+  /**
+   * The searcher (seed 003) over the core recall: plan (fast | fine | deep), paths over memory
+   * types in parallel, channels, a named reranker, post-processing; hits carry `relevance`, their
+   * collection and the explanation of every score, with the plan and per-stage timings.
+   */
+  async search(query: string, options: SearchOptions): Promise<SearchResult> {
+    this.ensureOpen();
+    const filter = this.filterOf({ scope: options?.scope, types: options.types });
+    const text = validateText(query, this.limits.maxQueryLength, 'query');
+    validateLimit(options.topK ?? 10, this.limits.maxLimit, 'topK');
+    await this.checkModel(filter.scope);
+    return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
   }
 
   private recordUsage(tenant: string, ids: string[]): void {
