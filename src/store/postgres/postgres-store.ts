@@ -494,10 +494,22 @@ export class PostgresStore implements MemoryStore {
             params,
           );
         }
+        // The planner must take the HNSW index (its cost model prefers a scan + sort on small
+        // tables), and the partial index predicate needs the dimension as a literal (an integer).
         await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(100, fetch * 2)))]);
-        await c.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`).catch(() => undefined);
+        // With sorting disabled, only an index that yields rows in distance order (HNSW) avoids
+        // the penalty; a btree on (tenant, …) plus a sort no longer looks cheaper.
+        await c.query(
+          `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
+        );
+        await c.query('SAVEPOINT engram_iter');
+        // pgvector >= 0.8: keep scanning the graph until enough rows pass the filter.
+        await c
+          .query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
+          .then(() => c.query('RELEASE SAVEPOINT engram_iter'))
+          .catch(() => c.query('ROLLBACK TO SAVEPOINT engram_iter'));
         return c.query<{ id: string; vector: Buffer; embed_dim: number }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} ORDER BY embedding::vector(${dim}) <=> ${q}::vector(${dim}) LIMIT $${params.length}`,
+          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} AND embed_dim = ${dim} ORDER BY embedding::vector(${dim}) <=> ${q}::vector(${dim}) LIMIT $${params.length}`,
           params,
         );
       },
