@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../embed/embedder.js';
-import { EngramError } from '../model/errors.js';
+import { createLocalEmbedder, resolveEmbedder } from '../embed/index.js';
 import { Engram, type EngramOptions } from '../engram.js';
 import { createSqliteStore } from '../store/sqlite/index.js';
 
@@ -12,20 +12,10 @@ export const DATABASE_FILE = 'engram.sqlite';
 export interface DefaultEngramOptions {
   /** Data directory; created when missing. */
   dataDir: string;
-  /** @default the offline local embedder */
-  embedder?: Embedder | undefined;
+  /** An embedder, or a name for `resolveEmbedder` (e.g. `'openai:text-embedding-3-small'`). @default the offline local embedder */
+  embedder?: Embedder | string | undefined;
   /** Facade options besides store and embedder. */
   engram?: Omit<EngramOptions, 'store' | 'embedder'> | undefined;
-}
-
-async function localEmbedder(): Promise<Embedder> {
-  // Loaded lazily: the local model is heavy, and servers given an embedder never load it.
-  const specifier = '../embed/index.js';
-  const module = (await import(specifier)) as { createLocalEmbedder?: () => Embedder | Promise<Embedder> };
-  if (typeof module.createLocalEmbedder !== 'function') {
-    throw new EngramError('CONFIG_ERROR', 'the local embedder is not available; pass an embedder');
-  }
-  return module.createLocalEmbedder();
 }
 
 /** The embedded defaults: SQLite at `<dataDir>/engram.sqlite` and the local embedder. */
@@ -33,7 +23,10 @@ export async function openDefaultEngram(options: DefaultEngramOptions): Promise<
   mkdirSync(options.dataDir, { recursive: true });
   const store = createSqliteStore({ path: join(options.dataDir, DATABASE_FILE) });
   try {
-    const embedder = options.embedder ?? (await localEmbedder());
+    const embedder =
+      typeof options.embedder === 'string'
+        ? await resolveEmbedder(options.embedder)
+        : (options.embedder ?? createLocalEmbedder());
     return await Engram.open({ ...options.engram, store, embedder });
   } catch (error) {
     await store.close();
