@@ -72,7 +72,7 @@ export async function runRecall(
   const lexicalPromise =
     lexicalPool > 0
       ? store
-          .lexicalSearch({ filter, terms: [...new Set(tokens)], limit: lexicalPool })
+          .lexicalSearch({ filter, terms: [...new Set(profile.queryTerms(request.query))], limit: lexicalPool })
           .then((rows) => ({ rows, ms: now() - denseStart }))
       : Promise.resolve({ rows: [], ms: 0 });
   const [dense, lexical] = await Promise.all([densePromise, lexicalPromise]);

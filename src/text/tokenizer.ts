@@ -1,3 +1,4 @@
+import { stemmer } from 'stemmer';
 import { REFERENCE_STOPWORDS } from './stopwords.js';
 
 /** Splits text into lexical tokens. */
@@ -63,3 +64,13 @@ export const unicodeTokenize: Tokenizer = (text) => {
   }
   return out;
 };
+
+const ENGLISH_WORD = /^[a-z]+$/;
+
+/**
+ * {@link unicodeTokenize} with English words (plain a–z tokens) reduced to their Porter stem, so
+ * "paintings" and "painted" both score as "paint". Other tokens are unchanged. Used for scoring
+ * candidates; retrieval from a full-text index keeps the unstemmed words.
+ */
+export const stemmedTokenize: Tokenizer = (text) =>
+  unicodeTokenize(text).map((token) => (ENGLISH_WORD.test(token) ? stemmer(token) : token));

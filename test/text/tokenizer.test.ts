@@ -43,3 +43,11 @@ describe('unicode tokenizer', () => {
     expect(unicodeTokenize('Where do you live?')).toEqual(['live']);
   });
 });
+
+describe('stemmed tokenizer', () => {
+  it('reduces English words to Porter stems and leaves other scripts alone', async () => {
+    const { stemmedTokenize } = await import('../../src/text/tokenizer.js');
+    expect(stemmedTokenize('Paintings of running horses')).toEqual(['paint', 'run', 'hors']);
+    expect(stemmedTokenize('Москва 東京 café')).toEqual(['москва', '東京', 'cafe']);
+  });
+});
