@@ -1,6 +1,6 @@
 import { EngramError } from './errors.js';
 import type { JsonObject, JsonValue } from './json.js';
-import type { MemoryInput, MemoryPatch, MemorySource } from './memory.js';
+import type { MemoryPatch, MemorySource } from './memory.js';
 import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from './memory-type.js';
 import type { MemoryLevel, MemoryStatus, MemoryType } from './memory-type.js';
 import { SCOPE_FIELDS, type Scope } from './scope.js';

@@ -1,0 +1,39 @@
+import { Engram } from '../engram.js';
+import type { Scope } from '../model/scope.js';
+import { resolveEmbedder } from '../embed/index.js';
+import { openStore } from '../store/open-store.js';
+
+/** Options every command accepts. */
+export interface GlobalOptions {
+  store?: string;
+  embedder?: string;
+  tenant: string;
+  user?: string;
+  agent?: string;
+  session?: string;
+  collection?: string;
+  json?: boolean;
+}
+
+/** The scope named by the global flags. */
+export function scopeOf(options: GlobalOptions): Scope {
+  return {
+    tenant: options.tenant,
+    user: options.user,
+    agent: options.agent,
+    session: options.session,
+    collection: options.collection,
+  };
+}
+
+/** Opens Engram from the flags (store spec, embedder name), runs `fn`, and always closes it. */
+export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
+  const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
+  const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
+  const engram = await Engram.open({ store, embedder });
+  try {
+    return await fn(engram);
+  } finally {
+    await engram.close();
+  }
+}

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { MEMORY_TYPES, type MemoryType } from '../../model/memory-type.js';
+import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
+import { formatHits } from '../format-hits.js';
+import { parseNumber, parseList } from '../parse-option.js';
+
+interface RecallFlags {
+  limit?: number;
+  threshold?: number;
+  profile?: 'engram' | 'seed';
+  types?: string[];
+  explain?: boolean;
+}
+
+/** `engram search|recall <query>`: the hybrid recall, as a table or JSON. */
+export function registerRecall(program: Command, globals: () => GlobalOptions): void {
+  for (const name of ['search', 'recall']) {
+    program
+      .command(name)
+      .description(name === 'search' ? 'search memories (same as recall)' : 'recall the memories relevant to a query')
+      .argument('<query>', 'the question or message')
+      .option('-k, --limit <n>', 'number of memories', parseNumber)
+      .option('--threshold <x>', 'minimum fused score (0 shows every ranked hit)', parseNumber)
+      .option('--profile <name>', "fusion profile: 'engram' (default) or 'seed' (the reference, exactly)")
+      .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)
+      .option('--explain', 'show cosine, BM25, weights, channels and timings')
+      .action(async (query: string, flags: RecallFlags) => {
+        const options = globals();
+        await withEngram(options, async (engram) => {
+          const result = await engram.recall(query, {
+            scope: scopeOf(options),
+            limit: flags.limit,
+            threshold: flags.threshold,
+            profile: flags.profile,
+            types: flags.types as MemoryType[] | undefined,
+          });
+          console.log(options.json ? JSON.stringify(result, null, 2) : formatHits(result, flags.explain === true));
+        });
+      });
+  }
+}
