@@ -142,6 +142,15 @@ export function createInjector(options: InjectorOptions): Injector {
   };
 
   const prepare = async <R>(adapter: ProviderAdapter, request: R): Promise<PreparedCall<R>> => {
+    try {
+      return await prepareUnsafe(adapter, request);
+    } catch (error) {
+      // Nothing in preparation may fail the caller's call: send it as it came.
+      return skip(adapter, request, 'recall-error', null, null, { error: toEngramError(error, 'INTERNAL', 'injection failed') });
+    }
+  };
+
+  const prepareUnsafe = async <R>(adapter: ProviderAdapter, request: R): Promise<PreparedCall<R>> => {
     const query = safeQuery(adapter, request);
     if (recallOptions === null || recaller === undefined) {
       let scope: Scope | null = null;
@@ -184,7 +193,7 @@ export function createInjector(options: InjectorOptions): Injector {
       return skip(adapter, request, 'timeout', query, scope, { recallMs, error });
     }
     if (outcome.kind === 'error') {
-      return skip(adapter, request, 'recall-error', query, scope, { recallMs, error: toEngramError(outcome.error, 'STORE_ERROR', 'recall failed') });
+      return skip(adapter, request, 'recall-error', query, scope, { recallMs, error: toEngramError(outcome.error, 'INTERNAL', 'recall failed') });
     }
     if (outcome.kind === 'no-scope') return skip(adapter, request, 'no-scope', query, null, { recallMs });
     const resolvedScope = scope as Scope | null;
@@ -241,7 +250,7 @@ export function createInjector(options: InjectorOptions): Injector {
       .then(() => capture.writer.addMany(inputs, { scope }))
       .then(
         (memories) => emit({ type: 'captured', provider: adapter.name, scope, count: memories.length }),
-        (error: unknown) => emit({ type: 'capture-failed', provider: adapter.name, error: toEngramError(error, 'STORE_ERROR', 'capture failed') }),
+        (error: unknown) => emit({ type: 'capture-failed', provider: adapter.name, error: toEngramError(error, 'INTERNAL', 'capture failed') }),
       );
     pending.add(job);
     void job.finally(() => pending.delete(job));

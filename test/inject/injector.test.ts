@@ -65,6 +65,14 @@ describe('createInjector.prepare', () => {
     expect(events[0]).toMatchObject({ type: 'skipped', reason: 'recall-error', error });
   });
 
+  it('an adapter that throws while injecting never fails the call', async () => {
+    const { injector, events } = setup();
+    const broken = { ...openaiChat, injectBlock: () => { throw new TypeError('bug'); } };
+    const call = await injector.prepare(broken, REQUEST);
+    expect(call.request).toBe(REQUEST);
+    expect(events.at(-1)).toMatchObject({ type: 'skipped', reason: 'recall-error' });
+  });
+
   it('a request without user text is not recalled for', async () => {
     const { injector, events, recaller } = setup();
     const req = { messages: [{ role: 'system', content: 's' }] };
@@ -157,7 +165,8 @@ describe('capture', () => {
     await injector.idle();
     const failed = events.find((e) => e.type === 'capture-failed');
     expect(failed).toBeDefined();
-    expect(failed?.type === 'capture-failed' && failed.error.code).toBe('STORE_ERROR');
+    expect(failed?.type === 'capture-failed' && failed.error.code).toBe('INTERNAL');
+    expect(failed?.type === 'capture-failed' && (failed.error.cause as Error).message).toBe('disk full');
   });
 
   it('captures with recall off (scope still resolved)', async () => {
