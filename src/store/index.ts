@@ -10,8 +10,22 @@ export type {
   Page,
   ScopeStats,
 } from './memory-store.js';
-export { createSqliteStore, SqliteStore, type SqliteStoreOptions, type VectorPartitionKey, applySqliteMigrations, SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite/index.js';
+export {
+  createSqliteStore,
+  SqliteStore,
+  type SqliteStoreOptions,
+  type VectorPartitionKey,
+  applySqliteMigrations,
+  SQLITE_MIGRATIONS,
+  type SqliteMigration,
+} from './sqlite/index.js';
 export { encodeVector, decodeVector } from './vector-codec.js';
 export { isStorableText, assertStorableText } from './text-check.js';
 export { assertRecord, assertFilter, assertScope, assertVector, assertLimit } from './record-validation.js';
-export { encodeListCursor, decodeListCursor, type ListCursor, type ListOrder, type ListDirection } from './list-cursor.js';
+export {
+  encodeListCursor,
+  decodeListCursor,
+  type ListCursor,
+  type ListOrder,
+  type ListDirection,
+} from './list-cursor.js';

@@ -20,7 +20,9 @@ export interface ListCursor {
 
 /** Encodes a cursor as an opaque base64url string. */
 export function encodeListCursor(cursor: ListCursor): string {
-  return Buffer.from(JSON.stringify([cursor.order, cursor.direction, cursor.value, cursor.id]), 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify([cursor.order, cursor.direction, cursor.value, cursor.id]), 'utf8').toString(
+    'base64url',
+  );
 }
 
 /**

@@ -23,7 +23,9 @@ export function assertScope(scope: Scope | undefined): asserts scope is Scope {
     const value = scope[field];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '') {
-      throw new EngramError('INVALID_SCOPE', `scope.${field} must be a non-empty string when given`, { details: { field } });
+      throw new EngramError('INVALID_SCOPE', `scope.${field} must be a non-empty string when given`, {
+        details: { field },
+      });
     }
     assertStorableText(value, `scope.${field}`);
   }
@@ -58,9 +60,13 @@ export function assertVector(vector: Float32Array, embedding: EmbeddingInfo | nu
     throw new EngramError('INVALID_VECTOR', 'embedding.dim must be a positive integer', { details: { id } });
   }
   if (vector.length !== embedding.dim) {
-    throw new EngramError('DIMENSION_MISMATCH', `vector has ${vector.length} values, embedding.dim is ${embedding.dim}`, {
-      details: { id, length: vector.length, dim: embedding.dim },
-    });
+    throw new EngramError(
+      'DIMENSION_MISMATCH',
+      `vector has ${vector.length} values, embedding.dim is ${embedding.dim}`,
+      {
+        details: { id, length: vector.length, dim: embedding.dim },
+      },
+    );
   }
   for (let i = 0; i < vector.length; i++) {
     if (!Number.isFinite(vector[i] as number)) {
@@ -85,11 +91,14 @@ function assertTimestamp(value: unknown, field: string, id: string, nullable: bo
 /** Validates the mutable fields shared by records and patches. Only present keys are checked. */
 export function assertMemoryFields(fields: Partial<MemoryRecord>, id: string): void {
   if (fields.text !== undefined) {
-    if (typeof fields.text !== 'string') throw new EngramError('INVALID_TEXT', 'text must be a string', { details: { id } });
+    if (typeof fields.text !== 'string')
+      throw new EngramError('INVALID_TEXT', 'text must be a string', { details: { id } });
     assertStorableText(fields.text, 'text', id);
   }
-  if (fields.type !== undefined && !TYPES.has(fields.type)) throw invalid(`unknown memory type ${String(fields.type)}`, { id });
-  if (fields.status !== undefined && !STATUSES.has(fields.status)) throw invalid(`unknown status ${String(fields.status)}`, { id });
+  if (fields.type !== undefined && !TYPES.has(fields.type))
+    throw invalid(`unknown memory type ${String(fields.type)}`, { id });
+  if (fields.status !== undefined && !STATUSES.has(fields.status))
+    throw invalid(`unknown status ${String(fields.status)}`, { id });
   if (fields.level !== undefined && fields.level !== null && !LEVELS.has(fields.level)) {
     throw invalid(`unknown level ${String(fields.level)}`, { id });
   }
@@ -126,7 +135,8 @@ export function assertRecord(record: MemoryRecord): void {
   if (typeof record.id !== 'string' || record.id === '') throw invalid('record.id must be a non-empty string', {});
   assertStorableText(record.id, 'id', record.id);
   assertScope(record.scope);
-  if (typeof record.text !== 'string') throw new EngramError('INVALID_TEXT', 'text must be a string', { details: { id: record.id } });
+  if (typeof record.text !== 'string')
+    throw new EngramError('INVALID_TEXT', 'text must be a string', { details: { id: record.id } });
   for (const field of ['type', 'status', 'tags', 'sources', 'metadata', 'createdAt', 'updatedAt'] as const) {
     if (record[field] === undefined) throw invalid(`record.${field} is required`, { id: record.id, field });
   }
@@ -156,6 +166,8 @@ export function assertFilter(filter: MemoryFilter): void {
 /** Throws EngramError('INVALID_LIMIT') unless `limit` is an integer in [1, max]. */
 export function assertLimit(limit: number, max: number): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
-    throw new EngramError('INVALID_LIMIT', `limit must be an integer between 1 and ${max}`, { details: { limit, max } });
+    throw new EngramError('INVALID_LIMIT', `limit must be an integer between 1 and ${max}`, {
+      details: { limit, max },
+    });
   }
 }

@@ -112,7 +112,15 @@ export function runStoreConformance(
           { type: 'chat', id: 'D1:3', role: 'user', content: 'I am allergic to peanuts' },
           { type: 'web', url: 'https://example.com/a?b=1', title: 'A page' },
         ],
-        metadata: { n: 1, f: 1.5, b: true, nil: null, s: 'x', arr: [1, 'two', { three: 3 }], nested: { deep: { er: [true] } } },
+        metadata: {
+          n: 1,
+          f: 1.5,
+          b: true,
+          nil: null,
+          s: 'x',
+          arr: [1, 'two', { three: 3 }],
+          nested: { deep: { er: [true] } },
+        },
         statedAt: '2023-05-08T13:56:00.000Z',
         createdAt: at(10),
         updatedAt: at(11),
@@ -175,7 +183,9 @@ export function runStoreConformance(
 
     test('get returns rows of every status', async () => {
       const T = tenant();
-      const rs = (['activated', 'archived', 'deleted'] as const).map((status) => makeRecord({ scope: { tenant: T }, status }));
+      const rs = (['activated', 'archived', 'deleted'] as const).map((status) =>
+        makeRecord({ scope: { tenant: T }, status }),
+      );
       await store.insert(rs);
       expect((await store.get(T, ids(rs))).map((m) => m.status)).toEqual(['activated', 'archived', 'deleted']);
     });
@@ -206,7 +216,10 @@ export function runStoreConformance(
       const first = makeRecord({ scope: { tenant: T } });
       await store.insert([first]);
       const fresh = makeRecord({ scope: { tenant: T } });
-      await expectCode(store.insert([fresh, makeRecord({ id: first.id, scope: { tenant: T }, text: 'other' })]), 'CONFLICT');
+      await expectCode(
+        store.insert([fresh, makeRecord({ id: first.id, scope: { tenant: T }, text: 'other' })]),
+        'CONFLICT',
+      );
       expect(await store.get(T, [fresh.id])).toEqual([]);
       expect((await store.get(T, [first.id]))[0]?.text).toBe(first.text);
     });
@@ -241,7 +254,11 @@ export function runStoreConformance(
 
     test('insert rejects a vector whose length differs from embedding.dim', async () => {
       const T = tenant();
-      const r = makeRecord({ scope: { tenant: T }, vector: new Float32Array(4), embedding: { model: 'test-model', dim: 5 } });
+      const r = makeRecord({
+        scope: { tenant: T },
+        vector: new Float32Array(4),
+        embedding: { model: 'test-model', dim: 5 },
+      });
       await expectCode(store.insert([r]), 'DIMENSION_MISMATCH');
       expect(await store.count({ scope: { tenant: T } })).toBe(0);
     });
@@ -281,7 +298,14 @@ export function runStoreConformance(
 
     test('update applies patch semantics', async () => {
       const T = tenant();
-      const r = makeRecord({ scope: { tenant: T }, key: 'k1', tags: ['a'], summary: 's', metadata: { x: 1 }, statedAt: at(1) });
+      const r = makeRecord({
+        scope: { tenant: T },
+        key: 'k1',
+        tags: ['a'],
+        summary: 's',
+        metadata: { x: 1 },
+        statedAt: at(1),
+      });
       await store.insert([r]);
       const updated = await store.update(T, r.id, { text: 'new text', tags: ['b', 'c'], updatedAt: at(500) });
       expect(updated).not.toBeNull();
@@ -300,15 +324,42 @@ export function runStoreConformance(
       });
       const [reread] = await store.get(T, [r.id]);
       expect(reread).toEqual(updated);
-      const second = await store.update(T, r.id, { metadata: { y: [2] }, status: 'archived', type: 'WorkingMemory', level: 'topic', updatedAt: at(600) });
-      expect(second).toMatchObject({ metadata: { y: [2] }, status: 'archived', type: 'WorkingMemory', level: 'topic', text: 'new text', tags: ['b', 'c'] });
+      const second = await store.update(T, r.id, {
+        metadata: { y: [2] },
+        status: 'archived',
+        type: 'WorkingMemory',
+        level: 'topic',
+        updatedAt: at(600),
+      });
+      expect(second).toMatchObject({
+        metadata: { y: [2] },
+        status: 'archived',
+        type: 'WorkingMemory',
+        level: 'topic',
+        text: 'new text',
+        tags: ['b', 'c'],
+      });
     });
 
     test('update sets nullable fields to null', async () => {
       const T = tenant();
-      const r = makeRecord({ scope: { tenant: T }, key: 'k', summary: 's', background: 'b', level: 'fact', statedAt: at(3) });
+      const r = makeRecord({
+        scope: { tenant: T },
+        key: 'k',
+        summary: 's',
+        background: 'b',
+        level: 'fact',
+        statedAt: at(3),
+      });
       await store.insert([r]);
-      const updated = await store.update(T, r.id, { key: null, summary: null, background: null, level: null, statedAt: null, updatedAt: at(9) });
+      const updated = await store.update(T, r.id, {
+        key: null,
+        summary: null,
+        background: null,
+        level: null,
+        statedAt: null,
+        updatedAt: at(9),
+      });
       expect(updated).toMatchObject({ key: null, summary: null, background: null, level: null, statedAt: null });
     });
 
@@ -317,12 +368,29 @@ export function runStoreConformance(
       const r = withVector(new Float32Array([1, 0, 0, 0]), 'model-a', { scope: { tenant: T } });
       await store.insert([r]);
       const next = new Float32Array([0, 0, 1, 0, 0, 0]);
-      const updated = await store.update(T, r.id, { updatedAt: at(77) }, { vector: next, embedding: { model: 'model-b', dim: 6 } });
+      const updated = await store.update(
+        T,
+        r.id,
+        { updatedAt: at(77) },
+        { vector: next, embedding: { model: 'model-b', dim: 6 } },
+      );
       expect(updated?.embedding).toEqual({ model: 'model-b', dim: 6 });
       expect(Array.from((await store.getVectors(T, [r.id])).get(r.id)!)).toEqual(Array.from(next));
-      const hits = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: next, model: 'model-b', limit: 5 });
+      const hits = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: next,
+        model: 'model-b',
+        limit: 5,
+      });
       expect(ids(hits)).toEqual([r.id]);
-      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 0, 0, 0]), model: 'model-a', limit: 5 })).toEqual([]);
+      expect(
+        await store.denseSearch({
+          filter: { scope: { tenant: T } },
+          vector: new Float32Array([1, 0, 0, 0]),
+          model: 'model-a',
+          limit: 5,
+        }),
+      ).toEqual([]);
     });
 
     test('update with vector null clears the vector', async () => {
@@ -332,7 +400,14 @@ export function runStoreConformance(
       const updated = await store.update(T, r.id, { updatedAt: at(5) }, null);
       expect(updated?.embedding).toBeNull();
       expect((await store.getVectors(T, [r.id])).size).toBe(0);
-      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 2, 3]), model: 'test-model', limit: 3 })).toEqual([]);
+      expect(
+        await store.denseSearch({
+          filter: { scope: { tenant: T } },
+          vector: new Float32Array([1, 2, 3]),
+          model: 'test-model',
+          limit: 3,
+        }),
+      ).toEqual([]);
     });
 
     test('update without a vector argument keeps the vector', async () => {
@@ -356,7 +431,12 @@ export function runStoreConformance(
       await store.insert([r]);
       await expectCode(store.update(T, r.id, { text: 'bad \uD800', updatedAt: at(2) }), 'INVALID_TEXT');
       await expectCode(
-        store.update(T, r.id, { updatedAt: at(2) }, { vector: new Float32Array([Number.NaN, 1]), embedding: { model: 'm', dim: 2 } }),
+        store.update(
+          T,
+          r.id,
+          { updatedAt: at(2) },
+          { vector: new Float32Array([Number.NaN, 1]), embedding: { model: 'm', dim: 2 } },
+        ),
         'INVALID_VECTOR',
       );
       expect((await store.get(T, [r.id]))[0]).toEqual(expected(r));
@@ -366,20 +446,31 @@ export function runStoreConformance(
       const T = tenant();
       const r = makeRecord({ scope: { tenant: T }, text: 'the quokka is happy' });
       await store.insert([r]);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['quokka'], limit: 5 }))).toEqual([r.id]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['quokka'], limit: 5 }))).toEqual(
+        [r.id],
+      );
       await store.update(T, r.id, { text: 'the wombat is sleepy', updatedAt: at(3) });
       expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['quokka'], limit: 5 })).toEqual([]);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 5 }))).toEqual([r.id]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 5 }))).toEqual(
+        [r.id],
+      );
     });
 
     test('delete removes rows and returns the count', async () => {
       const T = tenant();
-      const rs = [0, 1, 2].map(() => withVector(randomVector(seededRandom(7), 4), 'test-model', { scope: { tenant: T }, text: 'deletable platypus' }));
+      const rs = [0, 1, 2].map(() =>
+        withVector(randomVector(seededRandom(7), 4), 'test-model', {
+          scope: { tenant: T },
+          text: 'deletable platypus',
+        }),
+      );
       await store.insert(rs);
       expect(await store.delete(T, [rs[0]!.id, rs[1]!.id, 'missing'])).toBe(2);
       expect(ids(await store.get(T, ids(rs)))).toEqual([rs[2]!.id]);
       expect(await store.count({ scope: { tenant: T } })).toBe(1);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['platypus'], limit: 10 }))).toEqual([rs[2]!.id]);
+      expect(
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['platypus'], limit: 10 })),
+      ).toEqual([rs[2]!.id]);
       expect((await store.getVectors(T, ids(rs))).size).toBe(1);
     });
 
@@ -393,11 +484,51 @@ export function runStoreConformance(
 
     async function seedListRows(T: string): Promise<MemoryRecord[]> {
       const rows = [
-        makeRecord({ scope: { tenant: T, user: 'u1', agent: 'a1', session: 's1', collection: 'c1' }, type: 'UserMemory', tags: ['x', 'y'], key: 'k1', createdAt: at(1), updatedAt: at(40), statedAt: at(300) }),
-        makeRecord({ scope: { tenant: T, user: 'u1', agent: 'a2', session: 's2', collection: 'c1' }, type: 'LongTermMemory', tags: ['x'], key: 'k2', createdAt: at(2), updatedAt: at(30), statedAt: null }),
-        makeRecord({ scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' }, type: 'UserMemory', tags: ['y'], key: 'k1', createdAt: at(3), updatedAt: at(20), statedAt: at(100) }),
-        makeRecord({ scope: { tenant: T, user: 'u2' }, type: 'WorkingMemory', tags: [], createdAt: at(4), updatedAt: at(10), statedAt: at(200), status: 'archived' }),
-        makeRecord({ scope: { tenant: T }, type: 'LongTermMemory', tags: ['x', 'y', 'z'], createdAt: at(5), updatedAt: at(50), statedAt: null, status: 'deleted' }),
+        makeRecord({
+          scope: { tenant: T, user: 'u1', agent: 'a1', session: 's1', collection: 'c1' },
+          type: 'UserMemory',
+          tags: ['x', 'y'],
+          key: 'k1',
+          createdAt: at(1),
+          updatedAt: at(40),
+          statedAt: at(300),
+        }),
+        makeRecord({
+          scope: { tenant: T, user: 'u1', agent: 'a2', session: 's2', collection: 'c1' },
+          type: 'LongTermMemory',
+          tags: ['x'],
+          key: 'k2',
+          createdAt: at(2),
+          updatedAt: at(30),
+          statedAt: null,
+        }),
+        makeRecord({
+          scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' },
+          type: 'UserMemory',
+          tags: ['y'],
+          key: 'k1',
+          createdAt: at(3),
+          updatedAt: at(20),
+          statedAt: at(100),
+        }),
+        makeRecord({
+          scope: { tenant: T, user: 'u2' },
+          type: 'WorkingMemory',
+          tags: [],
+          createdAt: at(4),
+          updatedAt: at(10),
+          statedAt: at(200),
+          status: 'archived',
+        }),
+        makeRecord({
+          scope: { tenant: T },
+          type: 'LongTermMemory',
+          tags: ['x', 'y', 'z'],
+          createdAt: at(5),
+          updatedAt: at(50),
+          statedAt: null,
+          status: 'deleted',
+        }),
       ];
       await store.insert(rows);
       return rows;
@@ -415,25 +546,46 @@ export function runStoreConformance(
     test('list filters by types', async () => {
       const T = tenant();
       const rows = await seedListRows(T);
-      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory'] })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory', 'LongTermMemory'] })).items)).toEqual([rows[0]!.id, rows[1]!.id, rows[2]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory'] })).items)).toEqual([
+        rows[0]!.id,
+        rows[2]!.id,
+      ]);
+      expect(ids((await store.list({ scope: { tenant: T }, types: ['UserMemory', 'LongTermMemory'] })).items)).toEqual([
+        rows[0]!.id,
+        rows[1]!.id,
+        rows[2]!.id,
+      ]);
     });
 
     test('list filters by statuses', async () => {
       const T = tenant();
       const rows = await seedListRows(T);
       expect(ids((await store.list({ scope: { tenant: T }, statuses: ['archived'] })).items)).toEqual([rows[3]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T }, statuses: ['archived', 'deleted'] })).items)).toEqual([rows[3]!.id, rows[4]!.id]);
-      expect((await store.list({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] })).items).toHaveLength(5);
+      expect(ids((await store.list({ scope: { tenant: T }, statuses: ['archived', 'deleted'] })).items)).toEqual([
+        rows[3]!.id,
+        rows[4]!.id,
+      ]);
+      expect(
+        (await store.list({ scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] })).items,
+      ).toHaveLength(5);
     });
 
     test('list filters by tags (all of)', async () => {
       const T = tenant();
       const rows = await seedListRows(T);
       const all = ['activated', 'archived', 'deleted'] as const;
-      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x'], statuses: [...all] })).items)).toEqual([rows[0]!.id, rows[1]!.id, rows[4]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x', 'y'], statuses: [...all] })).items)).toEqual([rows[0]!.id, rows[4]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T }, tags: ['y', 'z', 'x'], statuses: [...all] })).items)).toEqual([rows[4]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x'], statuses: [...all] })).items)).toEqual([
+        rows[0]!.id,
+        rows[1]!.id,
+        rows[4]!.id,
+      ]);
+      expect(ids((await store.list({ scope: { tenant: T }, tags: ['x', 'y'], statuses: [...all] })).items)).toEqual([
+        rows[0]!.id,
+        rows[4]!.id,
+      ]);
+      expect(
+        ids((await store.list({ scope: { tenant: T }, tags: ['y', 'z', 'x'], statuses: [...all] })).items),
+      ).toEqual([rows[4]!.id]);
       expect((await store.list({ scope: { tenant: T }, tags: ['nope'] })).items).toEqual([]);
     });
 
@@ -447,7 +599,11 @@ export function runStoreConformance(
     test('list filters by ids', async () => {
       const T = tenant();
       const rows = await seedListRows(T);
-      expect(ids((await store.list({ scope: { tenant: T }, ids: [rows[2]!.id, rows[0]!.id, rows[3]!.id, 'missing'] })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
+      expect(
+        ids(
+          (await store.list({ scope: { tenant: T }, ids: [rows[2]!.id, rows[0]!.id, rows[3]!.id, 'missing'] })).items,
+        ),
+      ).toEqual([rows[0]!.id, rows[2]!.id]);
       expect((await store.list({ scope: { tenant: T }, ids: [] })).items).toEqual([]);
     });
 
@@ -457,14 +613,23 @@ export function runStoreConformance(
       expect(ids((await store.list({ scope: { tenant: T, user: 'u1' } })).items)).toEqual([rows[0]!.id, rows[1]!.id]);
       expect(ids((await store.list({ scope: { tenant: T, agent: 'a1' } })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
       expect(ids((await store.list({ scope: { tenant: T, session: 's2' } })).items)).toEqual([rows[1]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T, collection: 'c1' } })).items)).toEqual([rows[0]!.id, rows[1]!.id]);
-      expect(ids((await store.list({ scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' } })).items)).toEqual([rows[2]!.id]);
+      expect(ids((await store.list({ scope: { tenant: T, collection: 'c1' } })).items)).toEqual([
+        rows[0]!.id,
+        rows[1]!.id,
+      ]);
+      expect(
+        ids(
+          (await store.list({ scope: { tenant: T, user: 'u2', agent: 'a1', session: 's1', collection: 'c2' } })).items,
+        ),
+      ).toEqual([rows[2]!.id]);
       expect((await store.list({ scope: { tenant: T, user: 'u3' } })).items).toEqual([]);
     });
 
     test('list pages with a cursor without repeats or gaps', async () => {
       const T = tenant();
-      const rows = Array.from({ length: 23 }, (_, i) => makeRecord({ scope: { tenant: T }, createdAt: at(1000 + (i % 5)) }));
+      const rows = Array.from({ length: 23 }, (_, i) =>
+        makeRecord({ scope: { tenant: T }, createdAt: at(1000 + (i % 5)) }),
+      );
       await store.insert(rows);
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -483,7 +648,9 @@ export function runStoreConformance(
 
     test('list paging is stable under inserts', async () => {
       const T = tenant();
-      const rows = Array.from({ length: 12 }, (_, i) => makeRecord({ scope: { tenant: T }, createdAt: at(2000 + i * 2) }));
+      const rows = Array.from({ length: 12 }, (_, i) =>
+        makeRecord({ scope: { tenant: T }, createdAt: at(2000 + i * 2) }),
+      );
       await store.insert(rows);
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -507,15 +674,35 @@ export function runStoreConformance(
     test('list orders by updatedAt and statedAt in both directions', async () => {
       const T = tenant();
       const rows = await seedListRows(T);
-      const all = { scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'> };
+      const all = {
+        scope: { tenant: T },
+        statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'>,
+      };
       const [r0, r1, r2, r3, r4] = rows.map((r) => r.id) as [string, string, string, string, string];
       expect(ids((await store.list(all, { order: 'updatedAt' })).items)).toEqual([r3, r2, r1, r0, r4]);
-      expect(ids((await store.list(all, { order: 'updatedAt', direction: 'desc' })).items)).toEqual([r4, r0, r1, r2, r3]);
-      expect(ids((await store.list(all, { order: 'createdAt', direction: 'desc' })).items)).toEqual([r4, r3, r2, r1, r0]);
+      expect(ids((await store.list(all, { order: 'updatedAt', direction: 'desc' })).items)).toEqual([
+        r4,
+        r0,
+        r1,
+        r2,
+        r3,
+      ]);
+      expect(ids((await store.list(all, { order: 'createdAt', direction: 'desc' })).items)).toEqual([
+        r4,
+        r3,
+        r2,
+        r1,
+        r0,
+      ]);
       // Missing statedAt sorts first ascending, last descending; ties break by id.
       const nulls = [r1, r4].sort();
       expect(ids((await store.list(all, { order: 'statedAt' })).items)).toEqual([...nulls, r2, r3, r0]);
-      expect(ids((await store.list(all, { order: 'statedAt', direction: 'desc' })).items)).toEqual([r0, r3, r2, ...nulls.reverse()]);
+      expect(ids((await store.list(all, { order: 'statedAt', direction: 'desc' })).items)).toEqual([
+        r0,
+        r3,
+        r2,
+        ...nulls.reverse(),
+      ]);
       // Paging in desc order by statedAt visits everything once.
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -580,14 +767,27 @@ export function runStoreConformance(
 
     // ---------------------------------------------------------------- dense search
 
-    async function seedVectors(T: string, n: number, dim: number, seed: number, extra: (i: number) => Partial<MemoryRecord> = () => ({})): Promise<MemoryRecord[]> {
+    async function seedVectors(
+      T: string,
+      n: number,
+      dim: number,
+      seed: number,
+      extra: (i: number) => Partial<MemoryRecord> = () => ({}),
+    ): Promise<MemoryRecord[]> {
       const random = seededRandom(seed);
-      const rows = Array.from({ length: n }, (_, i) => withVector(randomVector(random, dim), 'test-model', { scope: { tenant: T }, ...extra(i) }));
+      const rows = Array.from({ length: n }, (_, i) =>
+        withVector(randomVector(random, dim), 'test-model', { scope: { tenant: T }, ...extra(i) }),
+      );
       await store.insert(rows);
       return rows;
     }
 
-    function bruteForce(rows: MemoryRecord[], query: Float32Array, limit: number, keep: (r: MemoryRecord) => boolean = () => true): Array<{ id: string; cosine: number }> {
+    function bruteForce(
+      rows: MemoryRecord[],
+      query: Float32Array,
+      limit: number,
+      keep: (r: MemoryRecord) => boolean = () => true,
+    ): Array<{ id: string; cosine: number }> {
       return rows
         .filter((r) => r.vector !== null && r.embedding?.model === 'test-model' && r.status === 'activated' && keep(r))
         .map((r) => ({ id: r.id, cosine: jsCosine(r.vector!, query) }))
@@ -595,7 +795,10 @@ export function runStoreConformance(
         .slice(0, limit);
     }
 
-    function expectSameHits(got: Array<{ id: string; cosine: number }>, want: Array<{ id: string; cosine: number }>): void {
+    function expectSameHits(
+      got: Array<{ id: string; cosine: number }>,
+      want: Array<{ id: string; cosine: number }>,
+    ): void {
       expect(ids(got)).toEqual(ids(want));
       got.forEach((hit, i) => {
         expect(Number.isNaN(hit.cosine)).toBe(false);
@@ -610,11 +813,21 @@ export function runStoreConformance(
       for (let q = 0; q < 10; q++) {
         const query = randomVector(random, 32);
         for (const limit of [1, 10, 50]) {
-          const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit });
+          const got = await store.denseSearch({
+            filter: { scope: { tenant: T } },
+            vector: query,
+            model: 'test-model',
+            limit,
+          });
           expectSameHits(got, bruteForce(rows, query, limit));
         }
       }
-      const all = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: randomVector(random, 32), model: 'test-model', limit: 1000 });
+      const all = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: randomVector(random, 32),
+        model: 'test-model',
+        limit: 1000,
+      });
       expect(all).toHaveLength(400);
     });
 
@@ -625,19 +838,37 @@ export function runStoreConformance(
       // Same dimension, different model: identical vector to the query must still not appear.
       const other = withVector(query, 'other-model', { scope: { tenant: T } });
       await store.insert([other]);
-      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 60 });
+      const got = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'test-model',
+        limit: 60,
+      });
       expect(ids(got)).not.toContain(other.id);
       expectSameHits(got, bruteForce(rows, query, 60));
-      const otherHits = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'other-model', limit: 10 });
+      const otherHits = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'other-model',
+        limit: 10,
+      });
       expect(ids(otherHits)).toEqual([other.id]);
       expect(otherHits[0]!.cosine).toBeCloseTo(1, 5);
-      expect(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'unknown-model', limit: 10 })).toEqual([]);
+      expect(
+        await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'unknown-model', limit: 10 }),
+      ).toEqual([]);
     });
 
     test('denseSearch narrows by user, agent, session and collection', async () => {
       const T = tenant();
       const rows = await seedVectors(T, 240, 16, 13, (i) => ({
-        scope: { tenant: T, user: `u${i % 3}`, agent: `a${i % 4}`, session: `s${i % 5}`, collection: i % 2 === 0 ? 'even' : undefined },
+        scope: {
+          tenant: T,
+          user: `u${i % 3}`,
+          agent: `a${i % 4}`,
+          session: `s${i % 5}`,
+          collection: i % 2 === 0 ? 'even' : undefined,
+        },
       }));
       const query = randomVector(seededRandom(6), 16);
       const cases: Array<Partial<Record<'user' | 'agent' | 'session' | 'collection', string>>> = [
@@ -650,8 +881,15 @@ export function runStoreConformance(
         { user: 'nobody' },
       ];
       for (const narrow of cases) {
-        const got = await store.denseSearch({ filter: { scope: { tenant: T, ...narrow } }, vector: query, model: 'test-model', limit: 7 });
-        const want = bruteForce(rows, query, 7, (r) => Object.entries(narrow).every(([field, value]) => r.scope[field as 'user'] === value));
+        const got = await store.denseSearch({
+          filter: { scope: { tenant: T, ...narrow } },
+          vector: query,
+          model: 'test-model',
+          limit: 7,
+        });
+        const want = bruteForce(rows, query, 7, (r) =>
+          Object.entries(narrow).every(([field, value]) => r.scope[field as 'user'] === value),
+        );
         expectSameHits(got, want);
       }
     });
@@ -661,10 +899,20 @@ export function runStoreConformance(
       const statuses = ['activated', 'archived', 'deleted'] as const;
       const rows = await seedVectors(T, 90, 16, 14, (i) => ({ status: statuses[i % 3] }));
       const query = randomVector(seededRandom(7), 16);
-      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 100 });
+      const got = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'test-model',
+        limit: 100,
+      });
       expect(got).toHaveLength(30);
       expectSameHits(got, bruteForce(rows, query, 100));
-      const archived = await store.denseSearch({ filter: { scope: { tenant: T }, statuses: ['archived'] }, vector: query, model: 'test-model', limit: 100 });
+      const archived = await store.denseSearch({
+        filter: { scope: { tenant: T }, statuses: ['archived'] },
+        vector: query,
+        model: 'test-model',
+        limit: 100,
+      });
       expect(archived).toHaveLength(30);
       expect(new Set((await store.get(T, ids(archived))).map((m) => m.status))).toEqual(new Set(['archived']));
     });
@@ -688,7 +936,12 @@ export function runStoreConformance(
         [{ types: ['LongTermMemory'], tags: ['odd'] }, (r) => r.type === 'LongTermMemory' && r.tags.includes('odd')],
       ];
       for (const [extra, keep] of filters) {
-        const got = await store.denseSearch({ filter: { scope: { tenant: T }, ...extra }, vector: query, model: 'test-model', limit: 9 });
+        const got = await store.denseSearch({
+          filter: { scope: { tenant: T }, ...extra },
+          vector: query,
+          model: 'test-model',
+          limit: 9,
+        });
         expectSameHits(got, bruteForce(rows, query, 9, keep));
       }
     });
@@ -697,24 +950,50 @@ export function runStoreConformance(
       const T = tenant();
       const rows = await seedVectors(T, 60, 8, 16);
       const query = randomVector(seededRandom(9), 8);
-      const before = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 });
+      const before = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'test-model',
+        limit: 5,
+      });
       expectSameHits(before, bruteForce(rows, query, 5));
       // Insert an exact match: it must come first.
       const exact = withVector(query, 'test-model', { scope: { tenant: T } });
       await store.insert([exact]);
-      const afterInsert = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 });
+      const afterInsert = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'test-model',
+        limit: 5,
+      });
       expect(afterInsert[0]?.id).toBe(exact.id);
       // Archive it: gone by default.
       await store.update(T, exact.id, { status: 'archived', updatedAt: at(1) });
-      expectSameHits(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }), bruteForce(rows, query, 5));
+      expectSameHits(
+        await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }),
+        bruteForce(rows, query, 5),
+      );
       // Delete the best remaining row.
       await store.delete(T, [before[0]!.id]);
       const remaining = rows.filter((r) => r.id !== before[0]!.id);
-      expectSameHits(await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }), bruteForce(remaining, query, 5));
+      expectSameHits(
+        await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 5 }),
+        bruteForce(remaining, query, 5),
+      );
       // Replace a vector: the row moves.
       const target = remaining[remaining.length - 1]!;
-      await store.update(T, target.id, { updatedAt: at(2) }, { vector: query, embedding: { model: 'test-model', dim: 8 } });
-      const moved = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: query, model: 'test-model', limit: 1 });
+      await store.update(
+        T,
+        target.id,
+        { updatedAt: at(2) },
+        { vector: query, embedding: { model: 'test-model', dim: 8 } },
+      );
+      const moved = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: query,
+        model: 'test-model',
+        limit: 1,
+      });
       expect(moved[0]?.id).toBe(target.id);
       expect(moved[0]?.cosine).toBeCloseTo(1, 5);
     });
@@ -725,20 +1004,40 @@ export function runStoreConformance(
       const neg = withVector(new Float32Array([-1, -1, -1, -1]), 'test-model', { scope: { tenant: T } });
       const pos = withVector(new Float32Array([1, 2, 3, 4]), 'test-model', { scope: { tenant: T } });
       await store.insert([zero, neg, pos]);
-      const got = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 1, 1, 1]), model: 'test-model', limit: 3 });
+      const got = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: new Float32Array([1, 1, 1, 1]),
+        model: 'test-model',
+        limit: 3,
+      });
       expect(ids(got)).toEqual([pos.id, zero.id, neg.id]);
       expect(got[1]!.cosine).toBe(0);
       expect(got[2]!.cosine).toBeCloseTo(-1, 5);
-      const zeroQuery = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array(4), model: 'test-model', limit: 3 });
+      const zeroQuery = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: new Float32Array(4),
+        model: 'test-model',
+        limit: 3,
+      });
       for (const hit of zeroQuery) expect(hit.cosine).toBe(0);
-      const wrongDim = await store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, 0, 0]), model: 'test-model', limit: 3 });
+      const wrongDim = await store.denseSearch({
+        filter: { scope: { tenant: T } },
+        vector: new Float32Array([1, 0, 0]),
+        model: 'test-model',
+        limit: 3,
+      });
       for (const hit of wrongDim) expect(hit.cosine).toBe(0);
     });
 
     test('denseSearch rejects a NaN query vector with INVALID_VECTOR', async () => {
       const T = tenant();
       await expectCode(
-        store.denseSearch({ filter: { scope: { tenant: T } }, vector: new Float32Array([1, Number.NaN]), model: 'test-model', limit: 3 }),
+        store.denseSearch({
+          filter: { scope: { tenant: T } },
+          vector: new Float32Array([1, Number.NaN]),
+          model: 'test-model',
+          limit: 3,
+        }),
         'INVALID_VECTOR',
       );
     });
@@ -751,10 +1050,16 @@ export function runStoreConformance(
       const b = makeRecord({ scope: { tenant: T }, text: 'A giraffe ate leaves' });
       const c = makeRecord({ scope: { tenant: T }, text: 'Nothing relevant here' });
       await store.insert([a, b, c]);
-      const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['zebra', 'giraffe'], limit: 10 });
+      const got = await store.lexicalSearch({
+        filter: { scope: { tenant: T } },
+        terms: ['zebra', 'giraffe'],
+        limit: 10,
+      });
       expect(ids(got).sort()).toEqual([a.id, b.id].sort());
       for (const hit of got) expect(Number.isFinite(hit.score)).toBe(true);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['ZEBRA'], limit: 10 }))).toEqual([a.id]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['ZEBRA'], limit: 10 }))).toEqual(
+        [a.id],
+      );
       expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['absent'], limit: 10 })).toEqual([]);
       expect(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [], limit: 10 })).toEqual([]);
     });
@@ -763,9 +1068,15 @@ export function runStoreConformance(
       const T = tenant();
       const both = makeRecord({ scope: { tenant: T }, text: 'peanut allergy confirmed by the doctor' });
       const one = makeRecord({ scope: { tenant: T }, text: 'bought peanut butter yesterday at the shop' });
-      const filler = Array.from({ length: 20 }, (_, i) => makeRecord({ scope: { tenant: T }, text: `unrelated filler sentence number ${i}` }));
+      const filler = Array.from({ length: 20 }, (_, i) =>
+        makeRecord({ scope: { tenant: T }, text: `unrelated filler sentence number ${i}` }),
+      );
       await store.insert([one, both, ...filler]);
-      const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['peanut', 'allergy'], limit: 10 });
+      const got = await store.lexicalSearch({
+        filter: { scope: { tenant: T } },
+        terms: ['peanut', 'allergy'],
+        limit: 10,
+      });
       expect(ids(got)).toEqual([both.id, one.id]);
       expect(got[0]!.score).toBeGreaterThan(got[1]!.score);
     });
@@ -777,16 +1088,47 @@ export function runStoreConformance(
       const other = makeRecord({ scope: { tenant: T }, text: 'completely different words' });
       await store.insert([door, doorway, other]);
       const weird = [
-        '"', '""', '"hello', 'hello"', '*', 'door*', '-', '-door', ':', 'title:door', 'body:door', '^door', '^', '(', ')', '(left)',
-        'NEAR', 'NEAR(hello door)', 'AND', 'OR', 'NOT', 'door AND', 'OR door', 'NOT door', '{body}', '+', "'", '\\', '%', '_', ';--',
-        "' OR 1=1 --", 'door"; DROP TABLE memories; --',
+        '"',
+        '""',
+        '"hello',
+        'hello"',
+        '*',
+        'door*',
+        '-',
+        '-door',
+        ':',
+        'title:door',
+        'body:door',
+        '^door',
+        '^',
+        '(',
+        ')',
+        '(left)',
+        'NEAR',
+        'NEAR(hello door)',
+        'AND',
+        'OR',
+        'NOT',
+        'door AND',
+        'OR door',
+        'NOT door',
+        '{body}',
+        '+',
+        "'",
+        '\\',
+        '%',
+        '_',
+        ';--',
+        "' OR 1=1 --",
+        'door"; DROP TABLE memories; --',
       ];
       for (const term of weird) {
         const got = await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 });
         expect(Array.isArray(got), term).toBe(true);
         expect(ids(got), term).not.toContain(other.id);
       }
-      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      const find = async (term: string): Promise<string[]> =>
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
       expect(await find('"hello"')).toEqual([door.id]);
       expect(await find('door*')).toEqual([door.id]);
       expect(await find('-door')).toEqual([door.id]);
@@ -806,7 +1148,8 @@ export function runStoreConformance(
       const de = makeRecord({ scope: { tenant: T }, text: 'Die Straße ist schön und grün' });
       const ru = makeRecord({ scope: { tenant: T }, text: 'Привет, Москва! Я люблю борщ' });
       await store.insert([fr, de, ru]);
-      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      const find = async (term: string): Promise<string[]> =>
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
       expect(await find('café')).toEqual([fr.id]);
       expect(await find('fermé')).toEqual([fr.id]);
       expect(await find('schön')).toEqual([de.id]);
@@ -820,7 +1163,8 @@ export function runStoreConformance(
       const fr = makeRecord({ scope: { tenant: T }, text: 'Le café est fermé' });
       const plain = makeRecord({ scope: { tenant: T }, text: 'a naive resume' });
       await store.insert([fr, plain]);
-      const find = async (term: string): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
+      const find = async (term: string): Promise<string[]> =>
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: [term], limit: 10 }));
       expect(await find('cafe')).toEqual([fr.id]);
       expect(await find('FERME')).toEqual([fr.id]);
       expect(await find('naïve')).toEqual([plain.id]);
@@ -834,7 +1178,8 @@ export function runStoreConformance(
       const ja = makeRecord({ scope: { tenant: T }, text: '東京タワーに行きました' });
       const mixed = makeRecord({ scope: { tenant: T }, text: 'Rust 所有权 ownership rules' });
       await store.insert([zh, zh2, ja, mixed]);
-      const find = async (...terms: string[]): Promise<string[]> => ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms, limit: 10 }));
+      const find = async (...terms: string[]): Promise<string[]> =>
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms, limit: 10 }));
       expect(await find('花生')).toEqual([zh.id]);
       expect(await find('过敏')).toEqual([zh.id]);
       expect(await find('花生过敏')).toEqual([zh.id]);
@@ -852,7 +1197,9 @@ export function runStoreConformance(
       const zh = makeRecord({ scope: { tenant: T }, text: '我喜欢猫' });
       const other = makeRecord({ scope: { tenant: T }, text: '我喜欢狗' });
       await store.insert([zh, other]);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['猫'], limit: 10 }))).toEqual([zh.id]);
+      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['猫'], limit: 10 }))).toEqual([
+        zh.id,
+      ]);
     });
 
     test('lexicalSearch respects the filter and limit', async () => {
@@ -868,13 +1215,24 @@ export function runStoreConformance(
       );
       await store.insert(rows);
       const search = async (filter: object, limit = 100): Promise<string[]> =>
-        ids(await store.lexicalSearch({ filter: { scope: { tenant: T }, ...filter }, terms: ['kangaroo'], limit })).sort();
-      const expectIds = (keep: (r: MemoryRecord, i: number) => boolean): string[] => ids(rows.filter((r, i) => keep(r, i))).sort();
+        ids(
+          await store.lexicalSearch({ filter: { scope: { tenant: T }, ...filter }, terms: ['kangaroo'], limit }),
+        ).sort();
+      const expectIds = (keep: (r: MemoryRecord, i: number) => boolean): string[] =>
+        ids(rows.filter((r, i) => keep(r, i))).sort();
       expect(await search({})).toEqual(expectIds((r) => r.status === 'activated'));
-      expect(await search({ scope: { tenant: T, user: 'u1' } })).toEqual(expectIds((r) => r.status === 'activated' && r.scope.user === 'u1'));
-      expect(await search({ scope: { tenant: T, agent: 'a2' } })).toEqual(expectIds((r) => r.status === 'activated' && r.scope.agent === 'a2'));
-      expect(await search({ types: ['UserMemory'] })).toEqual(expectIds((r) => r.status === 'activated' && r.type === 'UserMemory'));
-      expect(await search({ tags: ['four'] })).toEqual(expectIds((r) => r.status === 'activated' && r.tags.includes('four')));
+      expect(await search({ scope: { tenant: T, user: 'u1' } })).toEqual(
+        expectIds((r) => r.status === 'activated' && r.scope.user === 'u1'),
+      );
+      expect(await search({ scope: { tenant: T, agent: 'a2' } })).toEqual(
+        expectIds((r) => r.status === 'activated' && r.scope.agent === 'a2'),
+      );
+      expect(await search({ types: ['UserMemory'] })).toEqual(
+        expectIds((r) => r.status === 'activated' && r.type === 'UserMemory'),
+      );
+      expect(await search({ tags: ['four'] })).toEqual(
+        expectIds((r) => r.status === 'activated' && r.tags.includes('four')),
+      );
       expect(await search({ statuses: ['archived'] })).toEqual(expectIds((r) => r.status === 'archived'));
       expect(await search({ ids: [rows[0]!.id, rows[1]!.id, rows[5]!.id] })).toEqual([rows[0]!.id, rows[1]!.id].sort());
       expect(await search({}, 7)).toHaveLength(7);
@@ -904,15 +1262,46 @@ export function runStoreConformance(
       await store.recordUsage(T, [], at(300));
     });
 
+    test('setUsage (optional) sets counts and last-used times exactly, within the tenant', async () => {
+      if (store.setUsage === undefined) return;
+      const T = tenant();
+      const other = tenant('other');
+      const a = makeRecord({ scope: { tenant: T } });
+      const b = makeRecord({ scope: { tenant: T } });
+      const x = makeRecord({ id: a.id, scope: { tenant: other } });
+      await store.insert([a, b]);
+      await store.insert([x]);
+      await store.recordUsage(T, [b.id], at(5));
+      await store.setUsage(T, [
+        { id: a.id, count: 7, lastUsedAt: at(70) },
+        { id: b.id, count: 0, lastUsedAt: null },
+        { id: 'missing', count: 3, lastUsedAt: at(1) },
+      ]);
+      const [ga, gb] = await store.get(T, [a.id, b.id]);
+      expect(ga?.usage).toEqual({ count: 7, lastUsedAt: at(70) });
+      expect(gb?.usage).toEqual({ count: 0, lastUsedAt: null });
+      expect((await store.get(other, [a.id]))[0]?.usage).toEqual({ count: 0, lastUsedAt: null });
+    });
+
     // ---------------------------------------------------------------- tenant isolation
 
     async function twoTenants(): Promise<{ A: string; B: string; a: MemoryRecord; vector: Float32Array }> {
       const A = tenant('A');
       const B = tenant('B');
       const vector = randomVector(seededRandom(21), 8);
-      const a = withVector(vector, 'test-model', { scope: { tenant: A, user: 'same-user' }, text: 'secret narwhal of tenant A', tags: ['t'], key: 'k' });
+      const a = withVector(vector, 'test-model', {
+        scope: { tenant: A, user: 'same-user' },
+        text: 'secret narwhal of tenant A',
+        tags: ['t'],
+        key: 'k',
+      });
       await store.insert([a]);
-      await store.insert([withVector(randomVector(seededRandom(22), 8), 'test-model', { scope: { tenant: B, user: 'same-user' }, text: 'tenant B row' })]);
+      await store.insert([
+        withVector(randomVector(seededRandom(22), 8), 'test-model', {
+          scope: { tenant: B, user: 'same-user' },
+          text: 'tenant B row',
+        }),
+      ]);
       return { A, B, a, vector };
     }
 
@@ -946,13 +1335,27 @@ export function runStoreConformance(
 
     test('tenant isolation: denseSearch and lexicalSearch', async () => {
       const { A, B, a, vector } = await twoTenants();
-      const dense = await store.denseSearch({ filter: { scope: { tenant: B } }, vector, model: 'test-model', limit: 10 });
+      const dense = await store.denseSearch({
+        filter: { scope: { tenant: B } },
+        vector,
+        model: 'test-model',
+        limit: 10,
+      });
       expect(ids(dense)).not.toContain(a.id);
       expect(dense).toHaveLength(1);
-      const denseUser = await store.denseSearch({ filter: { scope: { tenant: B, user: 'same-user' }, ids: [a.id] }, vector, model: 'test-model', limit: 10 });
+      const denseUser = await store.denseSearch({
+        filter: { scope: { tenant: B, user: 'same-user' }, ids: [a.id] },
+        vector,
+        model: 'test-model',
+        limit: 10,
+      });
       expect(denseUser).toEqual([]);
-      expect(await store.lexicalSearch({ filter: { scope: { tenant: B } }, terms: ['narwhal'], limit: 10 })).toEqual([]);
-      expect(ids(await store.lexicalSearch({ filter: { scope: { tenant: A } }, terms: ['narwhal'], limit: 10 }))).toEqual([a.id]);
+      expect(await store.lexicalSearch({ filter: { scope: { tenant: B } }, terms: ['narwhal'], limit: 10 })).toEqual(
+        [],
+      );
+      expect(
+        ids(await store.lexicalSearch({ filter: { scope: { tenant: A } }, terms: ['narwhal'], limit: 10 })),
+      ).toEqual([a.id]);
     });
 
     test('tenant isolation: recordUsage', async () => {
@@ -977,7 +1380,10 @@ export function runStoreConformance(
       await expectCode(store.list(f), 'STORE_CLOSED');
       await expectCode(store.count(f), 'STORE_CLOSED');
       await expectCode(store.stats(f), 'STORE_CLOSED');
-      await expectCode(store.denseSearch({ filter: f, vector: new Float32Array([1]), model: 'm', limit: 1 }), 'STORE_CLOSED');
+      await expectCode(
+        store.denseSearch({ filter: f, vector: new Float32Array([1]), model: 'm', limit: 1 }),
+        'STORE_CLOSED',
+      );
       await expectCode(store.lexicalSearch({ filter: f, terms: ['x'], limit: 1 }), 'STORE_CLOSED');
       await expectCode(store.recordUsage(T, ['x'], at(1)), 'STORE_CLOSED');
       await expectCode(store.migrate(), 'STORE_CLOSED');

@@ -7,7 +7,13 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
 import { runStoreConformance } from './conformance.js';
-import { applySqliteMigrations, createSqliteStore, SQLITE_MIGRATIONS, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import {
+  applySqliteMigrations,
+  createSqliteStore,
+  SQLITE_MIGRATIONS,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from '../../src/store/sqlite/index.js';
 import { jsCosine, makeRecord, randomVector, seededRandom, withVector } from './fixtures/records.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
@@ -101,7 +107,9 @@ describe('SQLite store', () => {
     await store.close();
     const again = openStore();
     expect(applySqliteMigrations(again.database)).toBe(0);
-    expect(again.database.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: SQLITE_MIGRATIONS.length });
+    expect(again.database.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({
+      n: SQLITE_MIGRATIONS.length,
+    });
   });
 
   it('runs each migration in its own transaction: a failing one leaves no trace and earlier ones stay', () => {
@@ -130,7 +138,9 @@ describe('SQLite store', () => {
     const store = openStore();
     const v = new Float32Array([1.5, -2.25, 3.125]);
     await store.insert([withVector(v, 'model-x', { id: 'blob', scope: { tenant: 't' } })]);
-    const row = store.database.prepare("SELECT embed_model, embed_dim, vector FROM memories WHERE id = 'blob'").get() as {
+    const row = store.database
+      .prepare("SELECT embed_model, embed_dim, vector FROM memories WHERE id = 'blob'")
+      .get() as {
       embed_model: string;
       embed_dim: number;
       vector: Buffer;
@@ -138,26 +148,40 @@ describe('SQLite store', () => {
     expect(row.embed_model).toBe('model-x');
     expect(row.embed_dim).toBe(3);
     expect(row.vector.byteLength).toBe(12);
-    expect([row.vector.readFloatLE(0), row.vector.readFloatLE(4), row.vector.readFloatLE(8)]).toEqual([1.5, -2.25, 3.125]);
+    expect([row.vector.readFloatLE(0), row.vector.readFloatLE(4), row.vector.readFloatLE(8)]).toEqual([
+      1.5, -2.25, 3.125,
+    ]);
   });
 
   it('a corrupt vector blob gives CORRUPT_VECTOR on getVectors, is skipped by search, and the row stays listable', async () => {
     const store = openStore();
     const random = seededRandom(3);
-    const rows = Array.from({ length: 20 }, (_, i) => withVector(randomVector(random, 8), 'test-model', { id: `r${i}`, scope: { tenant: 't' } }));
+    const rows = Array.from({ length: 20 }, (_, i) =>
+      withVector(randomVector(random, 8), 'test-model', { id: `r${i}`, scope: { tenant: 't' } }),
+    );
     await store.insert(rows);
     store.database.prepare("UPDATE memories SET vector = x'01020304050607' WHERE id = 'r0'").run();
     const error = await expectCode(store.getVectors('t', ['r0', 'r1']), 'CORRUPT_VECTOR');
     expect(error.details).toMatchObject({ ids: ['r0'] });
     expect((await store.getVectors('t', ['r1'])).size).toBe(1);
-    const hits = await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: rows[0]!.vector!, model: 'test-model', limit: 50 });
+    const hits = await store.denseSearch({
+      filter: { scope: { tenant: 't' } },
+      vector: rows[0]!.vector!,
+      model: 'test-model',
+      limit: 50,
+    });
     expect(hits.map((h) => h.id)).not.toContain('r0');
     expect(hits).toHaveLength(19);
     expect(store.corruptVectorsSkipped).toBe(1);
     expect((await store.list({ scope: { tenant: 't' }, ids: ['r0'] })).items.map((m) => m.id)).toEqual(['r0']);
     // The scan path (no cache) skips it as well.
     const scan = openStore({ vectorCache: false });
-    const scanHits = await scan.denseSearch({ filter: { scope: { tenant: 't' } }, vector: rows[0]!.vector!, model: 'test-model', limit: 50 });
+    const scanHits = await scan.denseSearch({
+      filter: { scope: { tenant: 't' } },
+      vector: rows[0]!.vector!,
+      model: 'test-model',
+      limit: 50,
+    });
     expect(scanHits.map((h) => h.id)).toEqual(hits.map((h) => h.id));
   });
 
@@ -188,19 +212,28 @@ describe('SQLite store', () => {
     const child = runChild(['write', path, 'shared', '150', 'child']);
     const random = seededRandom(5);
     for (let i = 0; i < 150; i++) {
-      await store.insert([withVector(randomVector(random, 16), 'test-model', { id: `parent-${i}`, scope: { tenant: 'shared' } })]);
+      await store.insert([
+        withVector(randomVector(random, 16), 'test-model', { id: `parent-${i}`, scope: { tenant: 'shared' } }),
+      ]);
       if (i % 10 === 0) await new Promise((r) => setTimeout(r, 1));
     }
     expect(await child).toContain('done');
     expect(await store.count({ scope: { tenant: 'shared' } })).toBe(300);
-    const hits = await store.denseSearch({ filter: { scope: { tenant: 'shared' } }, vector: randomVector(random, 16), model: 'test-model', limit: 300 });
+    const hits = await store.denseSearch({
+      filter: { scope: { tenant: 'shared' } },
+      vector: randomVector(random, 16),
+      model: 'test-model',
+      limit: 300,
+    });
     expect(hits).toHaveLength(300);
   });
 
   it('the vector cache follows inserts, updates and deletes made by another process', async () => {
     const store = openStore();
     const random = seededRandom(8);
-    const base = Array.from({ length: 50 }, (_, i) => withVector(randomVector(random, 8), 'test-model', { id: `base-${i}`, scope: { tenant: 't', user: 'u' } }));
+    const base = Array.from({ length: 50 }, (_, i) =>
+      withVector(randomVector(random, 8), 'test-model', { id: `base-${i}`, scope: { tenant: 't', user: 'u' } }),
+    );
     await store.insert(base);
     const query = randomVector(random, 8);
     const search = async (user?: string) =>
@@ -214,7 +247,10 @@ describe('SQLite store', () => {
       't',
       JSON.stringify({
         insert: [{ id: 'from-child', vector: Array.from(query), user: 'u' }],
-        update: [{ id: 'base-1', status: 'archived' }, { id: 'base-2', vector: Array.from(query).map((x) => -x) }],
+        update: [
+          { id: 'base-1', status: 'archived' },
+          { id: 'base-2', vector: Array.from(query).map((x) => -x) },
+        ],
         delete: [top],
       }),
     ]);
@@ -223,7 +259,12 @@ describe('SQLite store', () => {
       expect(hits[0]?.id).toBe('from-child');
       expect(hits[0]?.cosine).toBeCloseTo(1, 5);
       expect(hits.map((h) => h.id)).not.toContain(top);
-      const all = await store.denseSearch({ filter: { scope: { tenant: 't', user } }, vector: query, model: 'test-model', limit: 100 });
+      const all = await store.denseSearch({
+        filter: { scope: { tenant: 't', user } },
+        vector: query,
+        model: 'test-model',
+        limit: 100,
+      });
       expect(all.map((h) => h.id)).not.toContain('base-1');
       expect(all).toHaveLength(49); // 50 + 1 inserted - 1 archived - 1 deleted
       expect(all[all.length - 1]).toEqual({ id: 'base-2', cosine: expect.closeTo(-1, 5) as number });
@@ -235,12 +276,19 @@ describe('SQLite store', () => {
     const random = seededRandom(9);
     await store.insert([withVector(randomVector(random, 8), 'test-model', { id: 'a', scope: { tenant: 't' } })]);
     const query = randomVector(random, 8);
-    expect(await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: query, model: 'test-model', limit: 5 })).toHaveLength(1);
+    expect(
+      await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: query, model: 'test-model', limit: 5 }),
+    ).toHaveLength(1);
     const other = openStore();
     await other.insert([withVector(query, 'test-model', { id: 'b', scope: { tenant: 't' } })]);
     other.database.prepare('DELETE FROM memory_changes').run();
     await other.insert([withVector(randomVector(random, 8), 'test-model', { id: 'c', scope: { tenant: 't' } })]);
-    const hits = await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: query, model: 'test-model', limit: 5 });
+    const hits = await store.denseSearch({
+      filter: { scope: { tenant: 't' } },
+      vector: query,
+      model: 'test-model',
+      limit: 5,
+    });
     expect(hits.map((h) => h.id).sort()).toEqual(['a', 'b', 'c']);
     expect(hits[0]?.id).toBe('b');
   });
@@ -262,27 +310,36 @@ describe('SQLite store', () => {
           if (seen.length === 15) child.kill('SIGKILL');
         }
       });
-      child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(seen) : reject(new Error(`child ended without SIGKILL (${String(signal)})`))));
+      child.on('exit', (_code, signal) =>
+        signal === 'SIGKILL' ? resolve(seen) : reject(new Error(`child ended without SIGKILL (${String(signal)})`)),
+      );
     });
     expect(acked.length).toBeGreaterThanOrEqual(15);
     const store = openStore();
     const counts = store.database
-      .prepare("SELECT json_extract(metadata, '$.batch') AS batch, count(*) AS n FROM memories WHERE tenant = 'import' GROUP BY batch")
+      .prepare(
+        "SELECT json_extract(metadata, '$.batch') AS batch, count(*) AS n FROM memories WHERE tenant = 'import' GROUP BY batch",
+      )
       .all() as Array<{ batch: number; n: number }>;
     const byBatch = new Map(counts.map((c) => [c.batch, c.n]));
     for (const b of acked) expect(byBatch.get(b), `batch ${b}`).toBe(batchSize);
     for (const [b, n] of byBatch) expect(n, `batch ${b} is whole`).toBe(batchSize);
     expect(store.database.pragma('integrity_check', { simple: true })).toBe('ok');
     // FTS and vectors of the surviving rows are usable.
-    expect((await store.lexicalSearch({ filter: { scope: { tenant: 'import' } }, terms: ['batch'], limit: 5 })).length).toBe(5);
+    expect(
+      (await store.lexicalSearch({ filter: { scope: { tenant: 'import' } }, terms: ['batch'], limit: 5 })).length,
+    ).toBe(5);
   });
 
   it('keeps FTS5, tags and the vector cache consistent through random writes', async () => {
     const store = openStore();
     const random = seededRandom(77);
     const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig', 'grape', '花生', 'café', 'москва'];
-    const model = new Map<string, { text: string; tags: string[]; vector: Float32Array | null; status: 'activated' | 'archived' }>();
-    const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+    const model = new Map<
+      string,
+      { text: string; tags: string[]; vector: Float32Array | null; status: 'activated' | 'archived' }
+    >();
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
     const sentence = () => Array.from({ length: 3 }, () => pick(words)).join(' ');
     let n = 0;
     for (let step = 0; step < 300; step++) {
@@ -294,7 +351,9 @@ describe('SQLite store', () => {
         const rec = { text: sentence(), tags: [pick(['x', 'y', 'z'])], vector, status: 'activated' as const };
         model.set(id, rec);
         await store.insert([
-          vector ? withVector(vector, 'test-model', { id, scope: { tenant: 't' }, text: rec.text, tags: rec.tags }) : makeRecord({ id, scope: { tenant: 't' }, text: rec.text, tags: rec.tags }),
+          vector
+            ? withVector(vector, 'test-model', { id, scope: { tenant: 't' }, text: rec.text, tags: rec.tags })
+            : makeRecord({ id, scope: { tenant: 't' }, text: rec.text, tags: rec.tags }),
         ]);
       } else if (r < 0.8) {
         const id = pick(existing);
@@ -303,8 +362,18 @@ describe('SQLite store', () => {
         const tags = random() < 0.5 ? [pick(['x', 'y', 'z'])] : undefined;
         const status = random() < 0.3 ? (rec.status === 'activated' ? 'archived' : 'activated') : undefined;
         const vector = random() < 0.3 ? randomVector(random, 6) : undefined;
-        await store.update('t', id, { text, tags, status, updatedAt: new Date().toISOString() }, vector ? { vector, embedding: { model: 'test-model', dim: 6 } } : undefined);
-        model.set(id, { text: text ?? rec.text, tags: tags ?? rec.tags, status: status ?? rec.status, vector: vector ?? rec.vector });
+        await store.update(
+          't',
+          id,
+          { text, tags, status, updatedAt: new Date().toISOString() },
+          vector ? { vector, embedding: { model: 'test-model', dim: 6 } } : undefined,
+        );
+        model.set(id, {
+          text: text ?? rec.text,
+          tags: tags ?? rec.tags,
+          status: status ?? rec.status,
+          vector: vector ?? rec.vector,
+        });
       } else {
         const id = pick(existing);
         await store.delete('t', [id]);
@@ -312,42 +381,106 @@ describe('SQLite store', () => {
       }
       if (step % 25 === 0 || step === 299) {
         const word = pick(words);
-        const lexical = (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [word], limit: 1000 })).map((h) => h.id).sort();
-        const wantLex = [...model].filter(([, m]) => m.status === 'activated' && m.text.split(' ').includes(word)).map(([id]) => id).sort();
+        const lexical = (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [word], limit: 1000 }))
+          .map((h) => h.id)
+          .sort();
+        const wantLex = [...model]
+          .filter(([, m]) => m.status === 'activated' && m.text.split(' ').includes(word))
+          .map(([id]) => id)
+          .sort();
         expect(lexical, `lexical ${word} at step ${step}`).toEqual(wantLex);
         const tag = pick(['x', 'y', 'z']);
-        const tagged = (await store.list({ scope: { tenant: 't' }, tags: [tag], statuses: ['activated', 'archived'] }, { limit: 1000 })).items.map((m) => m.id).sort();
-        expect(tagged).toEqual([...model].filter(([, m]) => m.tags.includes(tag)).map(([id]) => id).sort());
+        const tagged = (
+          await store.list(
+            { scope: { tenant: 't' }, tags: [tag], statuses: ['activated', 'archived'] },
+            { limit: 1000 },
+          )
+        ).items
+          .map((m) => m.id)
+          .sort();
+        expect(tagged).toEqual(
+          [...model]
+            .filter(([, m]) => m.tags.includes(tag))
+            .map(([id]) => id)
+            .sort(),
+        );
         const query = randomVector(random, 6);
-        const dense = await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: query, model: 'test-model', limit: 10 });
+        const dense = await store.denseSearch({
+          filter: { scope: { tenant: 't' } },
+          vector: query,
+          model: 'test-model',
+          limit: 10,
+        });
         const want = [...model]
           .filter(([, m]) => m.status === 'activated' && m.vector !== null)
           .map(([id, m]) => ({ id, cosine: jsCosine(m.vector!, query) }))
           .sort((a, b) => b.cosine - a.cosine)
           .slice(0, 10);
-        expect(dense.map((h) => h.id), `dense at step ${step}`).toEqual(want.map((h) => h.id));
+        expect(
+          dense.map((h) => h.id),
+          `dense at step ${step}`,
+        ).toEqual(want.map((h) => h.id));
       }
     }
     store.database.prepare("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')").run();
-    const orphans = store.database.prepare('SELECT count(*) AS n FROM memory_tags WHERE pk NOT IN (SELECT pk FROM memories)').get();
+    const orphans = store.database
+      .prepare('SELECT count(*) AS n FROM memory_tags WHERE pk NOT IN (SELECT pk FROM memories)')
+      .get();
     expect(orphans).toEqual({ n: 0 });
   });
 
   it('caps lexical work for common words and still finds rare terms', async () => {
     const store = openStore({ lexicalRankAllBelow: 100, lexicalScanCap: 50 });
     const rows = Array.from({ length: 400 }, (_, i) =>
-      makeRecord({ id: `w${i}`, scope: { tenant: 't' }, text: i === 123 ? 'the common word and a rare okapi' : `the common word number ${i}` }),
+      makeRecord({
+        id: `w${i}`,
+        scope: { tenant: 't' },
+        text: i === 123 ? 'the common word and a rare okapi' : `the common word number ${i}`,
+      }),
     );
     await store.insert(rows);
     // Common terms alone: bounded scan, still returns ranked results.
-    const common = await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['the', 'common', 'word'], limit: 10 });
+    const common = await store.lexicalSearch({
+      filter: { scope: { tenant: 't' } },
+      terms: ['the', 'common', 'word'],
+      limit: 10,
+    });
     expect(common).toHaveLength(10);
     // A rare term among common ones: common ones are dropped, the rare row is found first.
-    const rare = await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['the', 'common', 'okapi'], limit: 10 });
+    const rare = await store.lexicalSearch({
+      filter: { scope: { tenant: 't' } },
+      terms: ['the', 'common', 'okapi'],
+      limit: 10,
+    });
     expect(rare.map((h) => h.id)).toEqual(['w123']);
     // With the defaults every matching row is scored.
     const full = openStore();
-    expect((await full.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['common', 'okapi'], limit: 1000 })).length).toBe(400);
+    expect(
+      (await full.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['common', 'okapi'], limit: 1000 }))
+        .length,
+    ).toBe(400);
+  });
+
+  it('the bounded lexical path walks back in windows to find a small tenant behind a big one', async () => {
+    const store = openStore({ lexicalRankAllBelow: 100, lexicalScanCap: 50 });
+    const small = Array.from({ length: 20 }, (_, i) =>
+      makeRecord({ id: `s${i}`, scope: { tenant: 'small' }, text: `alpha beta ${i}` }),
+    );
+    await store.insert(small);
+    await store.insert(
+      Array.from({ length: 300 }, (_, i) =>
+        makeRecord({ id: `b${i}`, scope: { tenant: 'big' }, text: `alpha beta ${i}` }),
+      ),
+    );
+    const got = await store.lexicalSearch({
+      filter: { scope: { tenant: 'small' } },
+      terms: ['alpha', 'beta'],
+      limit: 10,
+    });
+    expect(got).toHaveLength(10);
+    expect(got.every((h) => h.id.startsWith('s'))).toBe(true);
+    // Newest first among equal scores.
+    expect(got.map((h) => h.id)).toEqual(['s19', 's18', 's17', 's16', 's15', 's14', 's13', 's12', 's11', 's10']);
   });
 
   it('rejects writes with lone surrogates instead of storing replacement characters', async () => {
@@ -366,7 +499,14 @@ describe('SQLite store', () => {
   it('preloadVectors loads a partition ahead of the first query', async () => {
     const store = openStore();
     const random = seededRandom(4);
-    await store.insert(Array.from({ length: 30 }, (_, i) => withVector(randomVector(random, 8), 'test-model', { id: `p${i}`, scope: { tenant: 't', user: i < 10 ? 'u' : 'v' } })));
+    await store.insert(
+      Array.from({ length: 30 }, (_, i) =>
+        withVector(randomVector(random, 8), 'test-model', {
+          id: `p${i}`,
+          scope: { tenant: 't', user: i < 10 ? 'u' : 'v' },
+        }),
+      ),
+    );
     expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8, user: 'u' })).toBe(10);
     expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8 })).toBe(30);
     expect(await store.preloadVectors({ tenant: 't', model: 'other', dim: 8 })).toBe(0);

@@ -57,7 +57,10 @@ export function filterSql(filter: MemoryFilter): SqlFragment {
  * The same filter as an in-memory predicate over cached rows (the partition already fixes
  * tenant, model and user). Returns null when nothing beyond the partition needs checking.
  */
-export function filterPredicate(filter: MemoryFilter, partitionStatuses: ReadonlySet<string> | null): ((id: string, meta: SlotMeta) => boolean) | null {
+export function filterPredicate(
+  filter: MemoryFilter,
+  partitionStatuses: ReadonlySet<string> | null,
+): ((id: string, meta: SlotMeta) => boolean) | null {
   const statuses = new Set<string>(filter.statuses ?? DEFAULT_STATUSES);
   const types = filter.types === undefined ? null : new Set<string>(filter.types);
   const ids = filter.ids === undefined ? null : new Set(filter.ids);

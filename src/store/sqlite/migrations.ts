@@ -104,7 +104,9 @@ export function applySqliteMigrations(
     applied_at TEXT NOT NULL
   )`);
   const has = db.prepare<[number], { version: number }>('SELECT version FROM schema_migrations WHERE version = ?');
-  const record = db.prepare<[number, string, string]>('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const record = db.prepare<[number, string, string]>(
+    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+  );
   let applied = 0;
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     const step = db.transaction(() => {
@@ -117,7 +119,10 @@ export function applySqliteMigrations(
       if (step.immediate()) applied++;
     } catch (cause) {
       if (isSqliteBusy(cause)) {
-        throw new EngramError('STORE_BUSY', `database busy while applying migration ${migration.version}`, { cause, isRetryable: true });
+        throw new EngramError('STORE_BUSY', `database busy while applying migration ${migration.version}`, {
+          cause,
+          isRetryable: true,
+        });
       }
       throw new EngramError('MIGRATION_ERROR', `migration ${migration.version} (${migration.name}) failed`, {
         cause,

@@ -33,10 +33,33 @@ export interface MemoryRow {
 
 /** Column list matching {@link MemoryRow}, qualified with alias `m`. */
 export const MEMORY_COLUMNS = [
-  'pk', 'tenant', 'id', 'user_id', 'agent_id', 'session_id', 'collection', 'type', 'key', 'tags', 'level', 'summary',
-  'background', 'sources', 'metadata', 'text', 'stated_at', 'created_at', 'updated_at', 'status', 'use_count',
-  'last_used_at', 'embed_model', 'embed_dim',
-].map((c) => `m.${c}`).join(', ');
+  'pk',
+  'tenant',
+  'id',
+  'user_id',
+  'agent_id',
+  'session_id',
+  'collection',
+  'type',
+  'key',
+  'tags',
+  'level',
+  'summary',
+  'background',
+  'sources',
+  'metadata',
+  'text',
+  'stated_at',
+  'created_at',
+  'updated_at',
+  'status',
+  'use_count',
+  'last_used_at',
+  'embed_model',
+  'embed_dim',
+]
+  .map((c) => `m.${c}`)
+  .join(', ');
 
 function parseJson<T>(raw: string, fallback: T): T {
   try {
@@ -70,6 +93,7 @@ export function rowToMemory(row: MemoryRow): Memory {
     updatedAt: row.updated_at,
     status: row.status as MemoryStatus,
     usage: { count: row.use_count, lastUsedAt: row.last_used_at },
-    embedding: row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,
+    embedding:
+      row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,
   };
 }

@@ -1,7 +1,8 @@
 import { EngramError } from '../../model/errors.js';
 
 function sqliteCode(error: unknown): string | null {
-  if (error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string') return error.code;
+  if (error !== null && typeof error === 'object' && 'code' in error && typeof error.code === 'string')
+    return error.code;
   return null;
 }
 
@@ -20,7 +21,11 @@ export function toEngramError(error: unknown, operation: string): EngramError {
   if (error instanceof EngramError) return error;
   const code = sqliteCode(error);
   if (isSqliteBusy(error)) {
-    return new EngramError('STORE_BUSY', `database is busy (${operation})`, { cause: error, isRetryable: true, details: { sqlite: code } });
+    return new EngramError('STORE_BUSY', `database is busy (${operation})`, {
+      cause: error,
+      isRetryable: true,
+      details: { sqlite: code },
+    });
   }
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new EngramError('CONFLICT', `duplicate id (${operation})`, { cause: error, details: { sqlite: code } });

@@ -14,8 +14,17 @@ import type {
   MemoryStore,
   Page,
   ScopeStats,
+  UsageEntry,
 } from '../memory-store.js';
-import { assertFilter, assertIds, assertLimit, assertMemoryFields, assertRecord, assertTenant, assertVector } from '../record-validation.js';
+import {
+  assertFilter,
+  assertIds,
+  assertLimit,
+  assertMemoryFields,
+  assertRecord,
+  assertTenant,
+  assertVector,
+} from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
 import { filterPredicate, filterSql } from './filter-sql.js';
 import { ftsDocument, ftsTerms } from './fts-text.js';
@@ -46,14 +55,15 @@ export interface SqliteStoreOptions {
   searchThreads?: number | undefined;
   /**
    * A lexical query whose terms match at most this many rows in total (by document frequency)
-   * is scored in full. Above it, terms found in more than `lexicalCommonShare` of all rows are
-   * dropped (when rarer terms remain); if the rest still match more rows than this, only the
-   * newest `lexicalScanCap` matches are scored. @default 20000
+   * is ranked in full by FTS5 bm25. Above it, terms found in more than `lexicalCommonShare` of
+   * all rows are dropped (when rarer terms remain); if the rest still match more rows than this,
+   * the bounded path ranks only windows of the newest matches (see `lexicalScanCap`).
+   * @default 20000
    */
   lexicalRankAllBelow?: number | undefined;
   /** Share of all rows above which a term counts as common (see `lexicalRankAllBelow`). @default 0.2 */
   lexicalCommonShare?: number | undefined;
-  /** Matches examined by a capped lexical search. @default 5000 */
+  /** Matches per term and window read by the bounded lexical path (at most 8 windows). @default 2000 */
   lexicalScanCap?: number | undefined;
   /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
   changeLogRetention?: number | undefined;
@@ -96,7 +106,13 @@ export class SqliteStore implements MemoryStore {
   private readonly db: Database.Database;
   private readonly options: Required<Omit<SqliteStoreOptions, 'path'>> & { path: string };
   private closed = false;
-  private docCount: { version: number; dirty: boolean; value: number } = { version: -1, dirty: true, value: 0 };
+  /** Corpus statistics for lexical planning, valid until the next write (ours or another process's). */
+  private corpus: { version: number; dirty: boolean; total: number | null; df: Map<string, number> } = {
+    version: -1,
+    dirty: true,
+    total: null,
+    df: new Map(),
+  };
   private writesSincePrune = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -110,7 +126,7 @@ export class SqliteStore implements MemoryStore {
       searchThreads: options.searchThreads ?? 1,
       lexicalCommonShare: options.lexicalCommonShare ?? 0.2,
       lexicalRankAllBelow: options.lexicalRankAllBelow ?? 20_000,
-      lexicalScanCap: options.lexicalScanCap ?? 5000,
+      lexicalScanCap: options.lexicalScanCap ?? 2000,
       changeLogRetention: options.changeLogRetention ?? 200_000,
       clock: options.clock ?? (() => new Date()),
     };
@@ -162,7 +178,7 @@ export class SqliteStore implements MemoryStore {
 
   private afterWrite(): void {
     this.lazyCache?.markDirty();
-    this.docCount.dirty = true;
+    this.corpus.dirty = true;
   }
 
   migrate(): Promise<void> {
@@ -199,10 +215,25 @@ export class SqliteStore implements MemoryStore {
       const tx = this.db.transaction(() => {
         for (const r of records) {
           const info = insertRow.run(
-            r.scope.tenant, r.id, r.scope.user ?? null, r.scope.agent ?? null, r.scope.session ?? null,
-            r.scope.collection ?? null, r.type, r.key ?? null, JSON.stringify(r.tags), r.level ?? null, r.summary ?? null,
-            r.background ?? null, JSON.stringify(r.sources), JSON.stringify(r.metadata), r.text, r.statedAt ?? null,
-            r.createdAt, r.updatedAt, r.status,
+            r.scope.tenant,
+            r.id,
+            r.scope.user ?? null,
+            r.scope.agent ?? null,
+            r.scope.session ?? null,
+            r.scope.collection ?? null,
+            r.type,
+            r.key ?? null,
+            JSON.stringify(r.tags),
+            r.level ?? null,
+            r.summary ?? null,
+            r.background ?? null,
+            JSON.stringify(r.sources),
+            JSON.stringify(r.metadata),
+            r.text,
+            r.statedAt ?? null,
+            r.createdAt,
+            r.updatedAt,
+            r.status,
             r.vector ? (r.embedding as EmbeddingInfo).model : null,
             r.vector ? (r.embedding as EmbeddingInfo).dim : null,
             r.vector ? encodeVector(r.vector) : null,
@@ -239,7 +270,9 @@ export class SqliteStore implements MemoryStore {
       assertIds(ids);
       if (ids.length === 0) return [];
       const rows = this.db
-        .prepare<[string, string], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`)
+        .prepare<[string, string], MemoryRow>(
+          `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
+        )
         .all(tenant, JSON.stringify(ids));
       const byId = new Map(rows.map((row) => [row.id, row]));
       const out: Memory[] = [];
@@ -291,7 +324,8 @@ export class SqliteStore implements MemoryStore {
     return this.run('update', () => {
       assertTenant(tenant);
       if (typeof id !== 'string') throw new EngramError('INVALID_INPUT', 'id must be a string');
-      if (patch === null || typeof patch !== 'object') throw new EngramError('INVALID_INPUT', 'patch must be an object');
+      if (patch === null || typeof patch !== 'object')
+        throw new EngramError('INVALID_INPUT', 'patch must be an object');
       if (typeof patch.updatedAt !== 'string' || Number.isNaN(Date.parse(patch.updatedAt))) {
         throw new EngramError('INVALID_INPUT', 'patch.updatedAt must be an ISO-8601 timestamp');
       }
@@ -301,8 +335,14 @@ export class SqliteStore implements MemoryStore {
       const sets: string[] = ['updated_at = ?'];
       const params: unknown[] = [patch.updatedAt];
       const simple: Array<[keyof StorePatch, string]> = [
-        ['text', 'text'], ['type', 'type'], ['key', 'key'], ['level', 'level'], ['summary', 'summary'],
-        ['background', 'background'], ['statedAt', 'stated_at'], ['status', 'status'],
+        ['text', 'text'],
+        ['type', 'type'],
+        ['key', 'key'],
+        ['level', 'level'],
+        ['summary', 'summary'],
+        ['background', 'background'],
+        ['statedAt', 'stated_at'],
+        ['status', 'status'],
       ];
       for (const [field, column] of simple) {
         if (patch[field] !== undefined) {
@@ -310,7 +350,11 @@ export class SqliteStore implements MemoryStore {
           params.push(patch[field] ?? null);
         }
       }
-      for (const [field, column] of [['tags', 'tags'], ['sources', 'sources'], ['metadata', 'metadata']] as const) {
+      for (const [field, column] of [
+        ['tags', 'tags'],
+        ['sources', 'sources'],
+        ['metadata', 'metadata'],
+      ] as const) {
         if (patch[field] !== undefined) {
           sets.push(`${column} = ?`);
           params.push(JSON.stringify(patch[field]));
@@ -323,7 +367,9 @@ export class SqliteStore implements MemoryStore {
         params.push(vector.embedding.model, vector.embedding.dim, encodeVector(vector.vector));
       }
       const tx = this.db.transaction((): MemoryRow | null => {
-        const found = this.db.prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?').get(tenant, id);
+        const found = this.db
+          .prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?')
+          .get(tenant, id);
         if (found === undefined) return null;
         this.db.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE pk = ?`).run(...params, found.pk);
         if (patch.tags !== undefined) {
@@ -334,10 +380,16 @@ export class SqliteStore implements MemoryStore {
         if (patch.text !== undefined) {
           const doc = ftsDocument(patch.text);
           this.db.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(found.pk);
-          this.db.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)').run(found.pk, doc.body, doc.uni);
+          this.db
+            .prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)')
+            .run(found.pk, doc.body, doc.uni);
         }
         this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
-        return this.db.prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`).get(found.pk) ?? null;
+        return (
+          this.db
+            .prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`)
+            .get(found.pk) ?? null
+        );
       });
       const row = tx.immediate();
       if (row === null) return null;
@@ -379,7 +431,8 @@ export class SqliteStore implements MemoryStore {
       const order: ListOrder = options.order ?? 'createdAt';
       const direction: ListDirection = options.direction ?? 'asc';
       if (!(order in ORDER_COLUMNS)) throw new EngramError('INVALID_INPUT', `unknown order ${String(order)}`);
-      if (direction !== 'asc' && direction !== 'desc') throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
+      if (direction !== 'asc' && direction !== 'desc')
+        throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
       const column = ORDER_COLUMNS[order];
       const where = filterSql(filter);
       const params = [...where.params];
@@ -409,7 +462,11 @@ export class SqliteStore implements MemoryStore {
     return this.run('count', () => {
       assertFilter(filter);
       const where = filterSql(filter);
-      return this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(...where.params)?.n ?? 0;
+      return (
+        this.db
+          .prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`)
+          .get(...where.params)?.n ?? 0
+      );
     });
   }
 
@@ -441,10 +498,12 @@ export class SqliteStore implements MemoryStore {
 
   denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
     return this.run('denseSearch', () => {
-      if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+      if (query === null || typeof query !== 'object')
+        throw new EngramError('INVALID_INPUT', 'query must be an object');
       assertFilter(query.filter);
       assertLimit(query.limit, SEARCH_MAX);
-      if (typeof query.model !== 'string' || query.model === '') throw new EngramError('INVALID_INPUT', 'query.model is required');
+      if (typeof query.model !== 'string' || query.model === '')
+        throw new EngramError('INVALID_INPUT', 'query.model is required');
       assertVector(query.vector, { model: query.model, dim: query.vector?.length ?? 0 });
       const dim = query.vector.length;
       const unit = new Float32Array(dim);
@@ -452,8 +511,18 @@ export class SqliteStore implements MemoryStore {
       if (unit.every((v) => v === 0)) return [];
       const cache = this.vectorCache();
       if (cache === null) return this.denseScan(query.filter, query.model, unit, query.limit);
-      const partition = cache.partition(query.filter.scope.tenant, query.model, dim, query.filter.scope.user ?? ALL_USERS);
-      return partition.search(unit, query.limit, filterPredicate(query.filter, partition.statuses()), this.options.searchThreads);
+      const partition = cache.partition(
+        query.filter.scope.tenant,
+        query.model,
+        dim,
+        query.filter.scope.user ?? ALL_USERS,
+      );
+      return partition.search(
+        unit,
+        query.limit,
+        filterPredicate(query.filter, partition.statuses()),
+        this.options.searchThreads,
+      );
     });
   }
 
@@ -479,36 +548,96 @@ export class SqliteStore implements MemoryStore {
     return out.slice(0, limit);
   }
 
-  private totalDocs(): number {
+  private corpusStats(): { total: () => number; df: (token: string) => number } {
     const version = this.db.pragma('data_version', { simple: true }) as number;
-    if (this.docCount.dirty || this.docCount.version !== version) {
-      this.docCount = {
-        version,
-        dirty: false,
-        value: this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0,
-      };
+    if (this.corpus.dirty || this.corpus.version !== version) {
+      this.corpus = { version, dirty: false, total: null, df: new Map() };
     }
-    return this.docCount.value;
+    const corpus = this.corpus;
+    return {
+      total: () =>
+        (corpus.total ??= this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0),
+      df: (token) => {
+        let value = corpus.df.get(token);
+        if (value === undefined) {
+          value =
+            this.db.prepare<[string], { doc: number }>('SELECT doc FROM memories_fts_vocab WHERE term = ?').get(token)
+              ?.doc ?? 0;
+          if (corpus.df.size > 10_000) corpus.df.clear();
+          corpus.df.set(token, value);
+        }
+        return value;
+      },
+    };
+  }
+
+  /**
+   * Bounded lexical search for terms that each match a large share of the corpus. FTS5's bm25()
+   * would first walk every posting list (to count documents per phrase) and then score every
+   * match; instead, each term's newest matches are read by rowid (no scoring), a window of the
+   * newest rows that is complete for every term is kept, rows are filtered by scope, and ranked
+   * by the sum of the IDF of the terms they contain (newest first on ties). Windows move back in
+   * time until `limit` rows are found or `lexicalScanCap` rows per term have been examined 8 times.
+   */
+  private cappedLexical(
+    terms: Array<{ expression: string; df: number }>,
+    filter: MemoryFilter,
+    limit: number,
+    total: number,
+  ): LexicalCandidate[] {
+    const cap = Math.max(limit, this.options.lexicalScanCap);
+    const termRows = this.db
+      .prepare<[string, number, number], number>(
+        'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?',
+      )
+      .pluck();
+    const where = filterSql(filter);
+    // CROSS JOIN pins the join order: look rows up by pk instead of scanning the scope's index.
+    const inScope = this.db.prepare<unknown[], { pk: number; id: string }>(
+      `SELECT m.pk AS pk, m.id AS id FROM json_each(?) j CROSS JOIN memories m ON m.pk = j.value WHERE ${where.sql}`,
+    );
+    const idf = terms.map((t) => Math.log(1 + (total - t.df + 0.5) / (t.df + 0.5)));
+    const found: Array<{ pk: number; id: string; score: number }> = [];
+    let upper = Number.MAX_SAFE_INTEGER;
+    for (let window = 0; window < 8 && found.length < limit && upper > 0; window++) {
+      const scores = new Map<number, number>();
+      let floor = 0;
+      terms.forEach((term, i) => {
+        const rows = termRows.all(term.expression, upper, cap);
+        for (const rowid of rows) scores.set(rowid, (scores.get(rowid) ?? 0) + (idf[i] as number));
+        if (rows.length === cap) floor = Math.max(floor, rows[rows.length - 1] as number);
+      });
+      const complete = [...scores.keys()].filter((pk) => pk >= floor);
+      for (const row of inScope.all(JSON.stringify(complete), ...where.params)) {
+        found.push({ pk: row.pk, id: row.id, score: scores.get(row.pk) as number });
+      }
+      upper = floor;
+      if (floor === 0) break;
+    }
+    found.sort((a, b) => b.score - a.score || b.pk - a.pk);
+    return found.slice(0, limit).map((r) => ({ id: r.id, score: r.score }));
   }
 
   lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
     return this.run('lexicalSearch', () => {
-      if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+      if (query === null || typeof query !== 'object')
+        throw new EngramError('INVALID_INPUT', 'query must be an object');
       assertFilter(query.filter);
       assertLimit(query.limit, SEARCH_MAX);
-      if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+      if (!Array.isArray(query.terms))
+        throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
       const terms = ftsTerms(query.terms);
       if (terms.length === 0) return [];
-      const docFreq = this.db.prepare<[string], { doc: number }>('SELECT doc FROM memories_fts_vocab WHERE term = ?');
+      const stats = this.corpusStats();
       const withDf = terms.map((t) => ({
         ...t,
-        df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => docFreq.get(token)?.doc ?? 0)),
+        df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => stats.df(token))),
       }));
       const sumDf = (list: typeof withDf): number => list.reduce((sum, t) => sum + t.df, 0);
       let kept = withDf;
       if (sumDf(kept) > this.options.lexicalRankAllBelow) {
         // Too many matches to score them all: drop the terms found in a large share of the corpus.
-        const limitDf = this.options.lexicalCommonShare * this.totalDocs();
+        const limitDf = this.options.lexicalCommonShare * stats.total();
         const rare = withDf.filter((t) => t.df <= limitDf);
         if (rare.length > 0) kept = rare;
       }
@@ -524,15 +653,7 @@ export class SqliteStore implements MemoryStore {
           .all(match, ...where.params, query.limit);
         return rows.map((r) => ({ id: r.id, score: -r.rank }));
       }
-      // Capped: examine the newest matches only, so a query of common words costs a bounded amount.
-      const rows = this.db
-        .prepare<unknown[], { id: string; rank: number }>(
-          `SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
-           WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rowid DESC LIMIT ?`,
-        )
-        .all(match, ...where.params, this.options.lexicalScanCap);
-      rows.sort((a, b) => a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return rows.slice(0, query.limit).map((r) => ({ id: r.id, score: -r.rank }));
+      return this.cappedLexical(kept, query.filter, query.limit, stats.total());
     });
   }
 
@@ -540,11 +661,41 @@ export class SqliteStore implements MemoryStore {
     return this.run('recordUsage', () => {
       assertTenant(tenant);
       assertIds(ids);
-      if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
+      if (typeof at !== 'string' || Number.isNaN(Date.parse(at)))
+        throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
       if (ids.length === 0) return;
       this.db
-        .prepare('UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))')
+        .prepare(
+          'UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))',
+        )
         .run(at, tenant, JSON.stringify([...new Set(ids)]));
+    });
+  }
+
+  setUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
+    return this.run('setUsage', () => {
+      assertTenant(tenant);
+      if (!Array.isArray(usage)) throw new EngramError('INVALID_INPUT', 'usage must be an array');
+      for (const entry of usage) {
+        if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
+          throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
+        }
+        if (
+          entry.lastUsedAt !== null &&
+          (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))
+        ) {
+          throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', {
+            details: { id: entry.id },
+          });
+        }
+      }
+      if (usage.length === 0) return;
+      const set = this.db.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
+      this.db
+        .transaction(() => {
+          for (const entry of usage) set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+        })
+        .immediate();
     });
   }
 

@@ -26,7 +26,8 @@ interface ChangeRow {
   id: string;
 }
 
-const VECTOR_COLUMNS = 'id, user_id, embed_model, embed_dim, vector, status, type, agent_id, session_id, collection, key, tags';
+const VECTOR_COLUMNS =
+  'id, user_id, embed_model, embed_dim, vector, status, type, agent_id, session_id, collection, key, tags';
 
 interface LoadedPartition {
   tenant: string;
@@ -155,7 +156,12 @@ export class VectorCache {
           for (const [key] of loaded) this.partitions.delete(key);
           continue;
         }
-        for (const id of ids) this.applyRow(tenant, id, loaded.map(([, p]) => p));
+        for (const id of ids)
+          this.applyRow(
+            tenant,
+            id,
+            loaded.map(([, p]) => p),
+          );
       }
     });
     read.deferred();
@@ -216,7 +222,9 @@ export class VectorCache {
   private evict(keep: string): void {
     let total = this.cachedBytes;
     if (total <= this.options.maxBytes) return;
-    const byAge = [...this.partitions.entries()].filter(([key]) => key !== keep).sort((a, b) => a[1].partition.lastUsed - b[1].partition.lastUsed);
+    const byAge = [...this.partitions.entries()]
+      .filter(([key]) => key !== keep)
+      .sort((a, b) => a[1].partition.lastUsed - b[1].partition.lastUsed);
     for (const [key, p] of byAge) {
       if (total <= this.options.maxBytes) break;
       total -= p.partition.bytes;

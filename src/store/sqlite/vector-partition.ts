@@ -145,7 +145,10 @@ export class VectorPartition {
         slots = this.overFetchSearch(query, Math.min(m, want), accept, m, threads);
       }
     }
-    const scored: DenseCandidate[] = slots.map((slot) => ({ id: this.ids[slot] as string, cosine: this.dot(slot, query) }));
+    const scored: DenseCandidate[] = slots.map((slot) => ({
+      id: this.ids[slot] as string,
+      cosine: this.dot(slot, query),
+    }));
     scored.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return scored.slice(0, limit);
   }
@@ -178,7 +181,13 @@ export class VectorPartition {
     return this.topSlots(gathered, query, k, threads).map((j) => matching[j] as number);
   }
 
-  private overFetchSearch(query: Float32Array, k: number, accept: (id: string, meta: SlotMeta) => boolean, m: number, threads: number): number[] {
+  private overFetchSearch(
+    query: Float32Array,
+    k: number,
+    accept: (id: string, meta: SlotMeta) => boolean,
+    m: number,
+    threads: number,
+  ): number[] {
     const n = this.ids.length;
     const dataset = this.data.subarray(0, n * this.dim);
     let fetch = Math.min(n, Math.ceil((k * n * 1.5) / m) + 16);
