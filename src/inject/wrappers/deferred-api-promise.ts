@@ -29,6 +29,8 @@ export class DeferredApiPromise<T> extends Promise<T> {
   constructor(pending: Promise<PendingCall>) {
     super((resolve) => resolve(null as T));
     this.#pending = pending;
+    // Like APIPromise: a failure surfaces where the caller awaits, never as an unhandled rejection.
+    pending.catch(() => undefined);
   }
 
   static override get [Symbol.species](): PromiseConstructor {
