@@ -3,6 +3,7 @@ import type { MemoryType } from '../model/memory-type.js';
 import type { Scope } from '../model/scope.js';
 import type { BucketLimits } from './post/type-buckets.js';
 import type { BoostContext } from './rank/boost.js';
+import type { PathName } from './search-paths.js';
 
 /** `fast`: no LLM; `fine`: one LLM planning call; `deep`: fine plus multi-stage retrieve → reflect → retrieve. */
 export type SearchMode = 'fast' | 'fine' | 'deep';
@@ -19,6 +20,8 @@ export interface SearchOptions {
   bucketLimits?: Partial<Omit<BucketLimits, 'topK'>> | undefined;
   /** Memory types to search; paths whose types are all excluded do not run. @default all but OuterMemory web results */
   types?: MemoryType[] | undefined;
+  /** Run only these paths (`internet` is governed by `internet`). @default DEFAULT_PATHS (all local paths but `keyword`) */
+  paths?: PathName[] | undefined;
   /** Add web results (needs a configured web provider). Fine mode also needs the planner to ask for it unless `'always'`. @default false */
   internet?: boolean | 'always' | undefined;
   /** Reranker name from the registry. @default 'noop' (the core recall fusion is the ranking) */

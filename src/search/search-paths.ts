@@ -18,12 +18,15 @@ export interface PathSpec {
   bucket: keyof BucketLimits;
 }
 
-const SCOPE_CHANNELS = [denseChannel, graphChannel, bm25Channel];
+const SCOPE_CHANNELS = [denseChannel, graphChannel, bm25Channel, fulltextChannel];
 
 /**
  * The local paths. Long-term and user memory run as two parallel paths (seed path B); stored
- * outer and raw-file memories ride with long-term. The keyword path runs the full-text channel
- * over the text types. Internet is handled separately (it reads no store).
+ * outer and raw-file memories ride with long-term. Every scope path runs the four channels of
+ * seed 003 (dense, graph, BM25, full-text) in one candidate pool. The separate `keyword` path
+ * (full-text alone over the text types, ranked in its own pool) is opt-in: on LoCoMo it lowered
+ * multi-hop and open-domain recall (its own-pool BM25 normalisation inflates its hits when merged
+ * by max score), see bench/RESULTS-search.md. Internet is handled separately (it reads no store).
  */
 export const LOCAL_PATHS: readonly PathSpec[] = [
   { name: 'working', types: ['WorkingMemory'], channels: [workingChannel], bucket: 'topK' },
@@ -35,9 +38,16 @@ export const LOCAL_PATHS: readonly PathSpec[] = [
   { name: 'preference', types: ['PreferenceMemory'], channels: SCOPE_CHANNELS, bucket: 'preferenceTopK' },
 ];
 
-/** The local paths that read at least one of `types`, each narrowed to those types. */
-export function selectPaths(types: readonly MemoryType[] | undefined): PathSpec[] {
-  if (!types) return [...LOCAL_PATHS];
+/** Paths run when a search names none: all local paths but `keyword`. */
+export const DEFAULT_PATHS: readonly PathName[] = ['working', 'long-term', 'user', 'tool', 'skill', 'preference'];
+
+/**
+ * The local paths that read at least one of `types` (each narrowed to those types), restricted to
+ * the named `paths` when given.
+ */
+export function selectPaths(types: readonly MemoryType[] | undefined, paths?: readonly PathName[] | undefined): PathSpec[] {
+  const named = paths ? LOCAL_PATHS.filter((p) => paths.includes(p.name)) : LOCAL_PATHS.filter((p) => DEFAULT_PATHS.includes(p.name));
+  if (!types) return named;
   const wanted = new Set(types);
-  return LOCAL_PATHS.map((p) => ({ ...p, types: p.types.filter((t) => wanted.has(t)) })).filter((p) => p.types.length > 0);
+  return named.map((p) => ({ ...p, types: p.types.filter((t) => wanted.has(t)) })).filter((p) => p.types.length > 0);
 }

@@ -127,8 +127,9 @@ export class Searcher {
 
     // 3. Collections the caller may read.
     const { searched, denied } = await this.collections(options);
-    const paths = selectPaths(options.types);
-    const webWanted = goal.internetSearch && (this.deps.web?.length ?? 0) > 0 && (!options.types || options.types.includes('OuterMemory'));
+    const paths = selectPaths(options.types, options.paths);
+    const webWanted =
+      goal.internetSearch && (this.deps.web?.length ?? 0) > 0 && (!options.types || options.types.includes('OuterMemory')) && (!options.paths || options.paths.includes('internet'));
     const limits: BucketLimits = { ...DEFAULT_BUCKET_LIMITS, ...options.bucketLimits, topK };
     const pathTimings: Record<string, number> = {};
     const channelTimings: Record<string, number> = {};

@@ -74,7 +74,7 @@ describe('Searcher, fast mode', () => {
     expect(ids).not.toContain('archived');
     expect(ids).toContain('work-now');
     const top = result.hits[0];
-    expect(top?.explanation.paths).toEqual(['keyword', 'long-term']);
+    expect(top?.explanation.paths).toEqual(['long-term']);
     expect(top?.explanation.channels).toMatchObject({ dense: expect.any(Number), bm25: expect.any(Number), fulltext: expect.any(Number) });
     expect(top?.relevance).toBeCloseTo(top?.explanation.fused ?? NaN);
     expect(top?.collection).toBeNull();
@@ -82,10 +82,10 @@ describe('Searcher, fast mode', () => {
       mode: 'fast',
       queryTexts: ['where is my passport'],
       keywordTerms: ['passport'],
-      paths: ['working', 'long-term', 'user', 'keyword', 'tool', 'skill', 'preference'],
+      paths: ['working', 'long-term', 'user', 'tool', 'skill', 'preference'],
       reranker: 'noop',
     });
-    expect(Object.keys(result.timings.paths).sort()).toEqual(['keyword', 'long-term', 'preference', 'skill', 'tool', 'user', 'working']);
+    expect(Object.keys(result.timings.paths).sort()).toEqual(['long-term', 'preference', 'skill', 'tool', 'user', 'working']);
     expect(result.timings.channels.dense).toBeGreaterThanOrEqual(0);
     expect(result.timings.totalMs).toBeGreaterThanOrEqual(result.timings.pathsMs);
     for (let i = 1; i < result.hits.length; i++) {
@@ -97,10 +97,18 @@ describe('Searcher, fast mode', () => {
     const query = 'passport drawer deadline';
     const recall = await engram.recall(query, { scope, limit: 5, threshold: -1, types: ['LongTermMemory'] });
     const result = await searcher().search(query, { scope, topK: 5, types: ['LongTermMemory'] });
-    expect(result.plan.paths).toEqual(['long-term', 'keyword']);
+    expect(result.plan.paths).toEqual(['long-term']);
     const longTerm = result.hits.filter((h) => h.explanation.paths.includes('long-term'));
     expect(longTerm.map((h) => h.memory.id).slice(0, 5)).toEqual(recall.hits.map((h) => h.memory.id));
     expect(longTerm[0]?.explanation.fused).toBeCloseTo(recall.hits[0]?.score ?? NaN, 6);
+  });
+
+  it('runs the opt-in keyword path on request, with the full-text channel alone', async () => {
+    const result = await searcher().search('where is my passport', { scope, paths: ['keyword'] });
+    expect(result.plan.paths).toEqual(['keyword']);
+    expect(result.hits[0]?.memory.id).toBe('lt-passport');
+    expect(Object.keys(result.hits[0]?.explanation.channels ?? {})).toEqual(['fulltext']);
+    expect(result.hits.every((h) => h.explanation.paths.join() === 'keyword')).toBe(true);
   });
 
   it('runs only the paths of the requested types and keeps per-type top-k', async () => {
