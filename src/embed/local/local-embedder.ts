@@ -21,7 +21,7 @@ export interface LocalEmbedderOptions {
   /**
    * Largest batch × padded token length of one forward pass (`'onnx'` runtime). Texts are
    * sorted by length and grouped to keep padding low.
-   * @default 8192
+   * @default 2048
    */
   maxBatchTokens?: number | undefined;
   /**

@@ -15,8 +15,14 @@ const EMBED_DIM = 256;
 export interface UseLiteOnnxOptions {
   /** Intra-op threads of onnxruntime. @default os.availableParallelism() */
   threads?: number | undefined;
-  /** Upper bound on batch × padded length per forward pass (memory bound). @default 8192 */
+  /** Upper bound on batch × padded length per forward pass (memory bound). @default 2048 */
   maxBatchTokens?: number | undefined;
+  /**
+   * Let onnxruntime's worker threads spin while waiting for work: a little faster on an idle
+   * machine, wasteful when the cores are shared.
+   * @default false
+   */
+  spinning?: boolean | undefined;
 }
 
 /**
@@ -51,13 +57,14 @@ export class UseLiteOnnxModel {
       executionMode: 'sequential',
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
+      extra: { session: { intra_op: { allow_spinning: options.spinning === true ? '1' : '0' } } },
     });
     return new UseLiteOnnxModel(
       ort,
       session,
       weights,
       timingTable(weights.invTimescales),
-      options.maxBatchTokens ?? 8192,
+      options.maxBatchTokens ?? 2048,
     );
   }
 
