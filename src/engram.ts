@@ -139,7 +139,9 @@ export class Engram implements MemoryApi {
     if (vectors.length !== texts.length) {
       throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
     }
-    vectors.forEach((v, i) => validateVector(v, this.embedder.dim, `embedding[${i}]`));
+    // Remote embedders may learn their dimension from the first response: trust the vectors then.
+    const dim = this.embedder.dim > 0 ? this.embedder.dim : (vectors[0]?.length ?? 0);
+    vectors.forEach((v, i) => validateVector(v, dim, `embedding[${i}]`));
     return vectors;
   }
 
@@ -162,7 +164,8 @@ export class Engram implements MemoryApi {
       }
       if (known) this.partitionModels.set(key, known);
     }
-    if (known && (known.model !== this.embedder.model || known.dim !== this.embedder.dim)) {
+    const dimKnown = this.embedder.dim > 0;
+    if (known && (known.model !== this.embedder.model || (dimKnown && known.dim !== this.embedder.dim))) {
       throw new EngramError(
         'MODEL_MISMATCH',
         `scope ${key} holds vectors of ${known.model} (${known.dim} dims) but this Engram embeds with ` +
@@ -196,7 +199,7 @@ export class Engram implements MemoryApi {
     await this.checkModel(scope);
     const vectors = await this.embed(normalized.map((n) => n.text));
     const now = this.clock().toISOString();
-    const embedding = { model: this.embedder.model, dim: this.embedder.dim };
+    const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
     const records: MemoryRecord[] = normalized.map((n, i) => ({
       ...n,
       id: n.id ?? this.generateId(),
@@ -227,8 +230,8 @@ export class Engram implements MemoryApi {
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined) {
       await this.checkModel(scope);
-      const [v] = await this.embed([clean.text]);
-      vector = { vector: v as Float32Array, embedding: { model: this.embedder.model, dim: this.embedder.dim } };
+      const [v] = (await this.embed([clean.text])) as [Float32Array];
+      vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
       this.store.update(scope.tenant, String(id), { ...clean, updatedAt: this.clock().toISOString() }, vector),
@@ -306,7 +309,7 @@ export class Engram implements MemoryApi {
     const embedStart = performance.now();
     let queryVector: Float32Array;
     if (options.vector) {
-      validateVector(options.vector, this.embedder.dim, 'vector');
+      validateVector(options.vector, this.embedder.dim > 0 ? this.embedder.dim : options.vector.length, 'vector');
       queryVector = options.vector;
     } else {
       [queryVector] = (await this.embed([text])) as [Float32Array];
@@ -385,11 +388,13 @@ export class Engram implements MemoryApi {
     let cursor: string | undefined;
     do {
       const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
+      if (page.items.length === 0) break;
       const vectors = await embedder.embed(page.items.map((m) => m.text));
-      const embedding = { model: embedder.model, dim: embedder.dim };
+      const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
+      const embedding = { model: embedder.model, dim };
       for (const [i, memory] of page.items.entries()) {
         const vector = vectors[i] as Float32Array;
-        validateVector(vector, embedder.dim, `embedding[${i}]`);
+        validateVector(vector, dim, `embedding[${i}]`);
         await this.withRetry(() =>
           this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }),
         );

@@ -1,0 +1,154 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../support/hashed-embedder.js';
+import { startLocalServer, type LocalHttpServer } from '../support/local-http-server.js';
+
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const BIN = join(process.cwd(), 'src', 'cli', 'bin.ts');
+
+let dir: string;
+let server: LocalHttpServer;
+const embedders = new Map<string, HashedEmbedder>();
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function engram(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      TSX,
+      [BIN, '--store', join(dir, 'cli.db'), ...args],
+      { env: { ...process.env, ENGRAM_EMBEDDER_BASE_URL: server.url, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'engram-cli-'));
+  // A real OpenAI-compatible embeddings endpoint; each model name gets its own dimension.
+  server = await startLocalServer(async (request) => {
+    const body = request.body as { model: string; input: string[] };
+    const dim = body.model === 'model-b' ? 48 : 32;
+    const embedder = embedders.get(body.model) ?? new HashedEmbedder({ dim, model: body.model });
+    embedders.set(body.model, embedder);
+    const vectors = await embedder.embed(body.input);
+    return { json: { object: 'list', data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })) } };
+  });
+  const lines = [
+    { text: 'User is allergic to peanuts', type: 'UserMemory', statedAt: '2026-05-01T09:12:00Z' },
+    { text: 'User prefers spicy food', type: 'PreferenceMemory' },
+    { text: 'User owns a Volvo V60', tags: ['car'] },
+  ];
+  await writeFile(join(dir, 'memories.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  await writeFile(join(dir, 'bad.jsonl'), '{"text":"fine"}\n{"text":""}\n{not json}\n');
+  const locomo = [
+    {
+      sample_id: 'conv-x',
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Ben',
+        session_1_date_time: '1:56 pm on 8 May, 2023',
+        session_1: [
+          { speaker: 'Ana', dia_id: 'D1:1', text: 'I adopted a puppy named Biscuit!' },
+          { speaker: 'Ben', dia_id: 'D1:2', text: 'Congrats, what breed is he?', img_url: [], blip_caption: 'a small dog' },
+        ],
+      },
+      qa: [{ question: 'What is the puppy called?', answer: 'Biscuit', evidence: ['D1:1'], category: 4 }],
+      observation: {},
+      session_summary: {},
+      event_summary: {},
+    },
+  ];
+  await writeFile(join(dir, 'locomo.json'), JSON.stringify(locomo));
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('engram CLI', () => {
+  it('imports JSONL and answers a search as a table, as JSON and with --explain', async () => {
+    const imported = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'import', join(dir, 'memories.jsonl')]);
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toMatch(/imported 3 memories \(jsonl\)/);
+
+    const table = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts allergy', '--threshold', '0']);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^#\s+score\s+type\s+stated\s+text/);
+    expect(table.stdout).toContain('User is allergic to peanuts');
+
+    const json = await engram(['--embedder', 'http:model-a', '--user', 'u1', '--json', 'recall', 'peanuts', '--threshold', '0']);
+    const result = JSON.parse(json.stdout) as { hits: { memory: { text: string }; explanation: { channels: string[]; bm25: number } }[] };
+    expect(result.hits[0]?.memory.text).toBe('User is allergic to peanuts');
+    expect(result.hits[0]?.explanation.channels).toContain('lexical');
+    expect(result.hits[0]?.explanation.bm25).toBe(1);
+
+    const explain = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts', '--explain']);
+    expect(explain.stdout).toMatch(/cosine\s+bm25\s+w_lex\s+channels/);
+    expect(explain.stdout).toMatch(/timings: embed .* ms/);
+  });
+
+  it('keeps users apart: another user sees nothing', async () => {
+    const other = await engram(['--embedder', 'http:model-a', '--user', 'u2', 'search', 'peanuts']);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('No memories found in this scope.');
+  });
+
+  it('rejects a file with a bad line without storing any of it, and bad flags with stable codes', async () => {
+    const bad = await engram(['--embedder', 'http:model-a', '--user', 'u3', 'import', join(dir, 'bad.jsonl')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error INVALID_INPUT: .*line 2/);
+    const stats = await engram(['--embedder', 'http:model-a', '--user', 'u3', '--json', 'stats']);
+    expect((JSON.parse(stats.stdout) as { total: number }).total).toBe(0);
+
+    const limit = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'x', '--limit', '0']);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toMatch(/^error INVALID_LIMIT/);
+    const empty = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'add', '  ']);
+    expect(empty.stderr).toMatch(/^error INVALID_TEXT/);
+  });
+
+  it('imports LoCoMo turns with their session date and re-embeds a scope with a new model', async () => {
+    const imported = await engram(['--embedder', 'http:model-a', 'import', join(dir, 'locomo.json')]);
+    expect(imported.stdout).toMatch(/imported 2 memories \(locomo\)/);
+    const found = await engram(['--embedder', 'http:model-a', '--user', 'conv-x', '--json', 'search', 'puppy Biscuit', '--threshold', '0']);
+    const hits = (JSON.parse(found.stdout) as { hits: { memory: { text: string; statedAt: string } }[] }).hits;
+    expect(hits[0]?.memory.text).toBe('Ana: I adopted a puppy named Biscuit!');
+    expect(hits[0]?.memory.statedAt).toBe('2023-05-08T13:56:00.000Z');
+    expect(hits.map((h) => h.memory.text)).toContain('Ben: Congrats, what breed is he? (shares a photo: a small dog)');
+
+    const mismatch = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'search', 'puppy']);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(/^error MODEL_MISMATCH: .*http:model-a/);
+
+    const reembed = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'reembed', '--quiet']);
+    expect(reembed.stdout).toContain('re-embedded 2 memories');
+    const stats = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', '--json', 'stats']);
+    expect((JSON.parse(stats.stdout) as { models: { model: string; dim: number }[] }).models).toEqual([
+      { model: 'http:model-b', dim: 48, count: 2 },
+    ]);
+    const after = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'search', 'puppy Biscuit']);
+    expect(after.stdout).toContain('Ana: I adopted a puppy named Biscuit!');
+  });
+
+  it('runs the README demo on the offline default embedder', async () => {
+    const demo = await engram(['demo'].slice(0), {});
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toMatch(/Imported 26 memories/);
+    const insurance = demo.stdout.split('> When is my car insurance due?')[1] ?? '';
+    expect(insurance.split('\n')[3]).toContain("User's car insurance renewal is due on 1 December");
+    expect(demo.stdout).toContain('<engram_context>');
+  }, 90_000);
+});
