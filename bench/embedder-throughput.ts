@@ -3,7 +3,7 @@
  * TF.js WASM) against ours (createLocalEmbedder, onnxruntime-node), one sentence per call and in
  * batches, on the same LoCoMo turns, in one run.
  *
- *   npx tsx bench/embedder-throughput.ts [--n 512] [--batch 128] [--json]
+ *   npx tsx bench/embedder-throughput.ts [--n 512] [--batch 128] [--data ../shared/data/locomo-dev.json] [--json]
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,7 +29,7 @@ const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '512' },
     batch: { type: 'string', default: '128' },
-    data: { type: 'string', default: '/work/shared/data/locomo-dev.json' },
+    data: { type: 'string', default: new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname },
     json: { type: 'boolean', default: false },
   },
 });
