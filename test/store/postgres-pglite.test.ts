@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DenseCandidate } from '../../src/store/memory-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { runStoreConformance } from './conformance.js';
-import { cosine } from '../../src/vector/cosine.js';
+import { unitDot, unitVector } from '../../src/store/postgres/unit-cosine.js';
 import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
 
 let db: PGlite;
@@ -32,6 +32,11 @@ runStoreConformance('postgres on PGlite (pgvector, HNSW above 5 rows)', async ()
   const store = await createPostgresStore({ pool, schema: 'conformance', vector: 'pgvector', exactSearchMaxRows: 5 });
   return { store, cleanup: () => store.close() };
 });
+
+/** The stores' cosine: unit float32 vectors, float64 dot (same arithmetic as SQLite). */
+function cosine(a: Float32Array, b: Float32Array): number {
+  return unitDot(unitVector(a)!, unitVector(b)!);
+}
 
 function bruteForce(rows: Array<{ id: string; v: Float32Array }>, q: Float32Array, k: number): DenseCandidate[] {
   return rows
@@ -54,7 +59,7 @@ describe('pgvector path', () => {
     await store.insert(records);
     const idx = await pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'pgv' AND indexname LIKE '%hnsw%'`);
     expect(idx.rows.map((r) => r.indexname)).toEqual([`engram_memories_hnsw_${dim}`]);
-    // 400 rows match (the shared float64 cosine, the one SQLite and the recall use) (ids filter): exact path, identical to brute force, ids and cosines.
+    // 400 rows match (ids filter): exact path, identical to brute force, ids and cosines.
     const subset = rows.slice(0, 400);
     const q = randomVector(random, dim);
     const got = await store.denseSearch({

@@ -2,7 +2,6 @@ import pg from 'pg';
 import { EngramError } from '../../model/errors.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
-import { cosine } from '../../vector/cosine.js';
 import { topK } from '../../vector/top-k.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type {
@@ -24,6 +23,7 @@ import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
 import { isConnectTimeout, toEngramError } from './pg-errors.js';
 import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
+import { unitDot, unitVector } from './unit-cosine.js';
 import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
 
 /** Largest `limit` accepted by list / denseSearch / lexicalSearch. */
@@ -441,36 +441,46 @@ export class PostgresStore implements MemoryStore {
       if (!Number.isFinite(query.vector[i] as number)) throw new EngramError('INVALID_VECTOR', 'query vector contains NaN or Infinity');
     }
     const dim = query.vector.length;
-    if (this.pgvector && dim > 0 && query.vector.some((x) => x !== 0)) return this.denseSearchPgVector(query, dim);
-    return this.denseSearchApp(query);
+    const unit = unitVector(query.vector);
+    // Like every backend: a zero query vector is similar to nothing.
+    if (unit === null || dim === 0 || unit.every((x) => x === 0)) return [];
+    return this.pgvector ? this.denseSearchPgVector(query, dim, unit) : this.denseSearchApp(query, dim, unit);
+  }
+
+  /** Scores rows with the shared unit-vector cosine, best first, ties by id. */
+  private score(rows: Array<{ id: string; vector: Buffer; embed_dim: number | null }>, unit: Float32Array, limit: number): DenseCandidate[] {
+    const scratch = new Float32Array(unit.length);
+    const scored: DenseCandidate[] = [];
+    for (const row of rows) {
+      const v = decodeVector(row.vector, row.embed_dim, row.id);
+      if (v.length !== unit.length) continue;
+      scored.push({ id: row.id, cosine: unitVector(v, scratch) === null ? 0 : unitDot(scratch, unit) });
+    }
+    return topK(scored, limit, compareDense);
   }
 
   /** Exact: every matching row of the model is scored in the application. */
-  private async denseSearchApp(query: DenseQuery): Promise<DenseCandidate[]> {
+  private async denseSearchApp(query: DenseQuery, dim: number, unit: Float32Array): Promise<DenseCandidate[]> {
     const { where, params } = whereFilter(query.filter);
-    params.push(query.model);
+    params.push(query.model, dim);
     const rows = await this.run(
       'denseSearch',
       (c) =>
         c.query<{ id: string; vector: Buffer; embed_dim: number | null }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${where} AND embed_model = $${params.length} AND vector IS NOT NULL`,
+          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${where} AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND vector IS NOT NULL`,
           params,
         ),
       { idempotent: true },
     );
-    const scored = rows.rows.map((row) => ({
-      id: row.id,
-      cosine: cosine(query.vector, decodeVector(row.vector, row.embed_dim, row.id)),
-    }));
-    return topK(scored, query.limit, compareDense);
+    return this.score(rows.rows, unit, query.limit);
   }
 
   /**
    * pgvector: the server picks an over-fetched candidate set (exact sequential scan when the
    * filter matches few rows, the HNSW index otherwise); the candidates are then re-scored with
-   * the same float64 cosine as every other backend, so scores are identical to app-side scoring.
+   * the same unit-vector cosine as every other backend, so scores are identical to app-side scoring.
    */
-  private async denseSearchPgVector(query: DenseQuery, dim: number): Promise<DenseCandidate[]> {
+  private async denseSearchPgVector(query: DenseQuery, dim: number, unit: Float32Array): Promise<DenseCandidate[]> {
     const exactMax = this.options.exactSearchMaxRows ?? 20_000;
     const fetch = Math.min(MAX_LIMIT, query.limit * 2 + 10);
     const literal = toPgVectorLiteral(query.vector);
@@ -515,11 +525,7 @@ export class PostgresStore implements MemoryStore {
       },
       { transaction: true, idempotent: true },
     );
-    const scored = rows.rows.map((row) => ({
-      id: row.id,
-      cosine: cosine(query.vector, decodeVector(row.vector, row.embed_dim, row.id)),
-    }));
-    return topK(scored, query.limit, compareDense);
+    return this.score(rows.rows, unit, query.limit);
   }
 
   async lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
