@@ -106,6 +106,26 @@ describe('google wrapper behaviour', () => {
     expect(server.requests.at(-1)!.body.equals(plain)).toBe(true);
   });
 
+  it('chat sessions created on the view go through the wrapper; the block stays out of the history', async () => {
+    const writer = new RecordingWriter();
+    const wrapped = wrapGoogleGenAI(ai, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer } });
+    const chat = wrapped.chats.create({ model: 'gemini-x', config: { systemInstruction: 'Be a chef.' } });
+    expect((await chat.sendMessage({ message: 'First question?' })).text).toBe(REPLY.join(''));
+    let streamed = '';
+    for await (const c of await chat.sendMessageStream({ message: Q })) streamed += c.text ?? '';
+    expect(streamed).toBe(REPLY.join(''));
+    const body = server.lastJson() as { contents: Array<{ role: string; parts: Array<{ text: string }> }>; systemInstruction: { parts: Array<{ text: string }> } };
+    expect(countBlocks(body)).toBe(1);
+    expect(body.systemInstruction.parts[0]?.text).toMatch(/^Be a chef\.\n\n<engram_context>/);
+    expect(body.contents.map((c) => c.parts[0]?.text)).toEqual(['First question?', REPLY.join(''), Q]);
+    expect(chat.getHistory().some((c) => JSON.stringify(c).includes('engram_context'))).toBe(false);
+    await waitFor(() => writer.batches.length === 2);
+    expect(writer.batches.map((b) => b.inputs[0]?.text)).toEqual(['First question?', Q]);
+    // A chat created on the unwrapped client is not affected.
+    await ai.chats.create({ model: 'gemini-x' }).sendMessage({ message: Q });
+    expect(countBlocks(server.lastJson())).toBe(0);
+  });
+
   it('other methods of the client are untouched and work', async () => {
     const wrapped = wrapGoogleGenAI(ai, { recaller: new FixedRecaller(HITS), scope: SCOPE });
     expect(wrapped.models.countTokens).toBe(ai.models.countTokens);

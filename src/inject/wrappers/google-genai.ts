@@ -8,8 +8,10 @@ import { toInjector, type WrapperOptions } from './wrapper-options.js';
  * `models.generateContentStream` get the user's memories in `config.systemInstruction`, and
  * capture stores the turn afterwards (streamed chunks are passed on as they arrive).
  *
- * Not covered: `chats.create()` sessions, which call the SDK's internal models module directly.
- * The client itself is not changed; the returned view has the client's own type.
+ * Chat sessions made with `chats.create()` on the view go through the wrapper too (each
+ * `sendMessage` / `sendMessageStream` recalls for its message; the block never enters the
+ * session's history). The client itself is not changed; the returned view has the client's own
+ * type.
  */
 export function wrapGoogleGenAI<C extends object>(client: C, options: WrapperOptions): C {
   const injector = toInjector(options);
@@ -31,5 +33,5 @@ export function wrapGoogleGenAI<C extends object>(client: C, options: WrapperOpt
         return tapAsyncIterator(stream, injector.streamTap(googleGenai, call));
       });
     },
-  });
+  }, { 'chats.modelsModule': 'models' });
 }
