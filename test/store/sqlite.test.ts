@@ -483,6 +483,40 @@ describe('SQLite store', () => {
     expect(got.map((h) => h.id)).toEqual(['s19', 's18', 's17', 's16', 's15', 's14', 's13', 's12', 's11', 's10']);
   });
 
+  it('evicts least recently used vector partitions beyond vectorCacheMaxBytes and stays exact', async () => {
+    const store = openStore({ vectorCacheMaxBytes: 40_000 });
+    const random = seededRandom(12);
+    const users = ['u0', 'u1', 'u2', 'u3'];
+    const rows = users.flatMap((user) =>
+      Array.from({ length: 40 }, (_, i) =>
+        withVector(randomVector(random, 64), 'test-model', { id: `${user}-${i}`, scope: { tenant: 't', user } }),
+      ),
+    );
+    await store.insert(rows);
+    const query = randomVector(random, 64);
+    for (let round = 0; round < 3; round++) {
+      for (const user of users) {
+        const got = await store.denseSearch({
+          filter: { scope: { tenant: 't', user } },
+          vector: query,
+          model: 'test-model',
+          limit: 5,
+        });
+        const want = rows
+          .filter((r) => r.scope.user === user)
+          .map((r) => ({ id: r.id, cosine: jsCosine(r.vector!, query) }))
+          .sort((a, b) => b.cosine - a.cosine)
+          .slice(0, 5);
+        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+      }
+    }
+    // 4 partitions of 40 x 64 floats (~10 KB of vectors each, plus id overhead) cannot all stay under 40 KB.
+    const cache = store.vectorCacheStats();
+    expect(cache.partitions).toBeGreaterThan(0);
+    expect(cache.partitions).toBeLessThan(4);
+    expect(cache.bytes).toBeLessThanOrEqual(40_000);
+  });
+
   it('rejects writes with lone surrogates instead of storing replacement characters', async () => {
     const store = openStore();
     await expectCode(store.insert([makeRecord({ scope: { tenant: 't' }, text: 'a\uD800b' })]), 'INVALID_TEXT');

@@ -156,6 +156,16 @@ export class SqliteStore implements MemoryStore {
     return this.lazyCache?.corruptSkipped ?? 0;
   }
 
+  /** Size of the in-memory vector cache (observability). */
+  vectorCacheStats(): { partitions: number; bytes: number; corruptSkipped: number } {
+    const cache = this.lazyCache;
+    return {
+      partitions: cache?.partitionCount ?? 0,
+      bytes: cache?.cachedBytes ?? 0,
+      corruptSkipped: cache?.corruptSkipped ?? 0,
+    };
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new EngramError('STORE_CLOSED', 'the store is closed');
   }
