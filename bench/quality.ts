@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const nAll = conversations.reduce((n, c) => n + c.questions.length, 0);
   log(`${data}: ${conversations.length} conversations, ${nTurns} turns, ${nQuestions} of ${nAll} questions scored`);
 
-  const embedder = await openBenchEmbedder();
+  const embedder = openBenchEmbedder();
   const embedStart = performance.now();
   const allTexts = conversations.flatMap((c) => [
     ...c.memories.map((m) => m.text),

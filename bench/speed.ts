@@ -11,7 +11,7 @@
  * uncached default embedder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -70,6 +70,36 @@ interface SizeReport {
   /** Mean stage timings of Engram recall (excluded embedding), ms. */
   stages: Record<string, number>;
   commonLexicalMs: number;
+}
+
+interface Query {
+  text: string;
+  vector: Float32Array;
+}
+
+interface TimedSystem {
+  name: string;
+  /** Queries to run (the first n). */
+  n: number;
+  ingestPerSecond?: number | undefined;
+  run(query: Query, i: number): Promise<void>;
+}
+
+/** Warms every system up, then runs query i on each system in an order rotated by i. */
+async function interleave(systems: readonly TimedSystem[], queries: readonly Query[]): Promise<number[][]> {
+  for (const system of systems) for (const [i, q] of queries.slice(0, 3).entries()) await system.run(q, i);
+  const times: number[][] = systems.map(() => []);
+  for (const [i, q] of queries.entries()) {
+    for (let r = 0; r < systems.length; r++) {
+      const j = (i + r) % systems.length;
+      const system = systems[j] as TimedSystem;
+      if (i >= system.n) continue;
+      const start = performance.now();
+      await system.run(q, i);
+      (times[j] as number[]).push(performance.now() - start);
+    }
+  }
+  return times;
 }
 
 function log(line: string): void {
@@ -137,6 +167,7 @@ async function main(): Promise<void> {
   const mem0Max = parseIntList(args.values.get('mem0-max') ?? '1000', 'mem0-max')[0] as number;
   const data = args.values.get('data') ?? DEFAULT_DATA;
   const runStart = performance.now();
+  const loadAtStart = loadavg()[0] ?? 0;
 
   // Base texts and query texts with real vectors (from the bench's embedding cache).
   const conversations = await readLocomoFile(data);
@@ -144,7 +175,7 @@ async function main(): Promise<void> {
   const questionTexts = [
     ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),
   ];
-  const cached = await openBenchEmbedder();
+  const cached = openBenchEmbedder();
   const embedStart = performance.now();
   const [baseVectors, questionVectors, commonVectors] = [
     await cached.embed(baseTexts),
@@ -217,19 +248,65 @@ async function main(): Promise<void> {
     const engram = await Engram.open({ store, embedder: raw, ownResources: false });
     const recallWith = (profile: RecallProfile, text: string, vector?: Float32Array): Promise<RecallResult> =>
       engram.recall(text, { scope: SCOPE, limit: K, threshold: 0, profile, vector });
-    // Warm-up (loads the partition's vectors into the store's cache).
-    for (const q of queries.slice(0, 5)) await recallWith('engram', q.text, q.vector);
 
+    // Every system is loaded first, then the queries are interleaved (query i runs on every
+    // system, in an order rotated by i), so load changes on a shared machine hit all alike.
     const results: RecallResult[] = [];
-    const engramTimes = await timeQueries(queries.length, async (i) => {
-      const q = queries[i] as { text: string; vector: Float32Array };
-      results.push(await recallWith('engram', q.text, q.vector));
-    });
-    rows.push(
-      row(size, 'Engram recall, profile engram (embedding excluded)', engramTimes, {
+    const seedTop: string[][] = [];
+    const systems: TimedSystem[] = [
+      {
+        name: 'Engram recall, profile engram (embedding excluded)',
+        n: queries.length,
         ingestPerSecond: size / ingestSeconds,
-      }),
-    );
+        run: async (q) => void results.push(await recallWith('engram', q.text, q.vector)),
+      },
+      {
+        name: 'Engram recall, profile seed (embedding excluded)',
+        n: queries.length,
+        run: async (q) => void seedTop.push((await recallWith('seed', q.text, q.vector)).hits.map((h) => h.memory.id)),
+      },
+      {
+        name: 'Engram recall, profile engram (embedding included)',
+        n: queries.length,
+        run: async (q) => void (await recallWith('engram', q.text)),
+      },
+      {
+        name: 'exact Float32Array scan (floor, dense only)',
+        n: queries.length,
+        run: async (q) => void exactTopK(corpus.matrix, corpus.dim, q.vector, K),
+      },
+    ];
+    const peers: Array<[string, () => Promise<SpeedSystem>, number]> = [
+      [
+        'reference design: every vector read from SQLite per query + pool BM25 fusion',
+        async () => openReferenceSqlite(corpus),
+        size >= 50_000 ? slowQueries : queries.length,
+      ],
+    ];
+    if (size <= oramaMax) peers.push(['Orama 3 hybrid search (in memory)', () => openOrama(corpus), queries.length]);
+    if (size <= mem0Max) {
+      peers.push([
+        'mem0ai Memory.search (infer off, memory/SQLite vector store)',
+        () => openMem0(corpus, queryVectors),
+        queries.length,
+      ]);
+    }
+    const opened: SpeedSystem[] = [];
+    for (const [name, open, n] of peers) {
+      log(`${name}: loading…`);
+      const system = await open();
+      opened.push(system);
+      systems.push({
+        name,
+        n,
+        ingestPerSecond: size / system.ingestSeconds,
+        run: async (q) => void (await system.search(q.text, q.vector, K)),
+      });
+    }
+    const times = await interleave(systems, queries);
+    for (const [j, system] of systems.entries()) {
+      rows.push(row(size, system.name, times[j] ?? [], { ingestPerSecond: system.ingestPerSecond }));
+    }
     const stages = {
       denseMs: mean(results.map((r) => r.timings.denseMs)),
       lexicalMs: mean(results.map((r) => r.timings.lexicalMs)),
@@ -237,18 +314,6 @@ async function main(): Promise<void> {
       totalMs: mean(results.map((r) => r.timings.totalMs)),
       poolSize: mean(results.map((r) => r.poolSize)),
     };
-
-    const seedTop: string[][] = [];
-    const seedTimes = await timeQueries(queries.length, async (i) => {
-      const q = queries[i] as { text: string; vector: Float32Array };
-      seedTop.push((await recallWith('seed', q.text, q.vector)).hits.map((h) => h.memory.id));
-    });
-    rows.push(row(size, 'Engram recall, profile seed (embedding excluded)', seedTimes));
-
-    const includedTimes = await timeQueries(queries.length, (i) =>
-      recallWith('engram', (queries[i] as { text: string }).text),
-    );
-    rows.push(row(size, 'Engram recall, profile engram (embedding included)', includedTimes));
 
     const commonResults: RecallResult[] = [];
     const commonTimes = await timeQueries(COMMON_QUERIES.length, async (i) => {
@@ -263,10 +328,11 @@ async function main(): Promise<void> {
     for (const [qi, q] of queries.entries()) {
       const exact = exactTopK(corpus.matrix, corpus.dim, q.vector, pool);
       const dense = await store.denseSearch({ filter: { scope: SCOPE }, vector: q.vector, model: raw.model, limit: K });
+      const exactTop = exact.slice(0, K).map((e) => ({ id: `m${e.index}`, score: e.score }));
       if (
         sameTop(
           dense.map((d) => d.id),
-          exact.slice(0, K).map((e) => ({ id: `m${e.index}`, score: e.score })),
+          exactTop,
         )
       )
         denseExact += 1;
@@ -283,40 +349,7 @@ async function main(): Promise<void> {
     }
     await engram.close();
     await store.close();
-
-    // --- Floor: exact Float32Array scan ---
-    const scanTimes = await timeQueries(queries.length, async (i) =>
-      exactTopK(corpus.matrix, corpus.dim, (queries[i] as { vector: Float32Array }).vector, K),
-    );
-    rows.push(row(size, 'exact Float32Array scan (floor, dense only)', scanTimes));
-
-    // --- Peers ---
-    const peers: Array<[string, () => Promise<SpeedSystem>, number, string?]> = [
-      [
-        'reference design: every vector read from SQLite per query + pool BM25 fusion',
-        async () => openReferenceSqlite(corpus),
-        size >= 50_000 ? slowQueries : queries.length,
-      ],
-    ];
-    if (size <= oramaMax) peers.push(['Orama 3 hybrid search (in memory)', () => openOrama(corpus), queries.length]);
-    if (size <= mem0Max) {
-      peers.push([
-        'mem0ai Memory.search (infer off, memory/SQLite vector store)',
-        () => openMem0(corpus, queryVectors),
-        queries.length,
-      ]);
-    }
-    for (const [name, open, n] of peers) {
-      log(`${name}: loading…`);
-      const system = await open();
-      for (const q of queries.slice(0, 3)) await system.search(q.text, q.vector, K);
-      const times = await timeQueries(n, (i) =>
-        system.search((queries[i] as { text: string }).text, (queries[i] as { vector: Float32Array }).vector, K),
-      );
-      rows.push(row(size, name, times, { ingestPerSecond: size / system.ingestSeconds }));
-      await system.close();
-      log(`${name}: p50 ${fmt(percentile(times, 50), 2)} ms`);
-    }
+    for (const system of opened) await system.close();
     rmSync(dir, { recursive: true, force: true });
 
     const report: SizeReport = {
@@ -347,7 +380,8 @@ async function main(): Promise<void> {
     `Recall speed — one scope, top ${K}, threshold 0, ${queries.length} LoCoMo questions as queries ` +
       `(slow reference design at ≥ 50k: ${slowQueries} queries). Corpus: ${base.length} real LoCoMo turns with real ` +
       `${raw.model} vectors, repeated with variations (other speaker name + suffix; vector + Gaussian noise, ` +
-      `‖noise‖ ≈ 0.6, re-normalised). Machine: ${process.platform} ${process.arch}, Node ${process.version}.`,
+      `‖noise‖ ≈ 0.6, re-normalised). Machine: ${process.platform} ${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
+      `1-min load average ${loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? 0).toFixed(2)} at end (other processes share the machine).`,
     '',
   );
   for (const r of reports) {
