@@ -103,7 +103,7 @@ const loadAvg = os.loadavg()[0] ?? 0;
 let t = performance.now();
 const reference = await initModel(modelSource);
 const referenceLoadMs = performance.now() - t;
-const ours = createLocalEmbedder();
+const ours = createLocalEmbedder({ runtime: 'onnx' });
 t = performance.now();
 await ours.embed(['warm up']);
 const oursLoadMs = performance.now() - t;

@@ -116,7 +116,7 @@ describe('createLocalEmbedder (onnx) against the reference runtime', () => {
   const sentences = [...locomoTurns(40), ...EDGE_CASES];
 
   beforeAll(() => {
-    ours = createLocalEmbedder();
+    ours = createLocalEmbedder({ runtime: 'onnx' });
     reference = createLocalEmbedder({ runtime: 'reference' });
   });
   afterAll(async () => {

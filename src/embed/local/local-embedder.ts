@@ -10,12 +10,13 @@ export const LOCAL_EMBEDDER_MODEL = 'use-lite';
 /** Options of {@link createLocalEmbedder}. */
 export interface LocalEmbedderOptions {
   /**
+   * `'auto'`: `'onnx'`, or `'reference'` when onnxruntime-node cannot be loaded on this platform.
    * `'onnx'`: our forward pass of the same weights on onnxruntime's native CPU kernels (fast).
    * `'reference'`: the weights' own runtime, `@energetic-ai/embeddings` (TF.js WASM; slow, kept
    * as a cross-check and fallback). Both give the same vectors (cosine ≥ 0.999).
-   * @default 'onnx'
+   * @default 'auto'
    */
-  runtime?: 'onnx' | 'reference' | undefined;
+  runtime?: 'auto' | 'onnx' | 'reference' | undefined;
   /** Native threads for the `'onnx'` runtime. @default os.availableParallelism() */
   threads?: number | undefined;
   /**
@@ -92,23 +93,32 @@ async function loadReferenceBackend(options: LocalEmbedderOptions): Promise<Back
  * first `embed` call; `close()` releases the native session.
  */
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
-  const runtime = options.runtime ?? 'onnx';
-  if (runtime !== 'onnx' && runtime !== 'reference') {
+  const runtime = options.runtime ?? 'auto';
+  if (runtime !== 'auto' && runtime !== 'onnx' && runtime !== 'reference') {
     throw new EngramError('CONFIG_ERROR', `Unknown local embedder runtime '${String(runtime)}'`, {
-      details: { available: ['onnx', 'reference'] },
+      details: { available: ['auto', 'onnx', 'reference'] },
     });
   }
   let backend: Promise<Backend> | undefined;
   let closed = false;
+  const loadAutoOrOnnx = async (): Promise<Backend> => {
+    if (runtime === 'onnx' || options.modelDir !== undefined) return loadOnnxBackend(options);
+    let ort: boolean;
+    try {
+      await import('onnxruntime-node');
+      ort = true;
+    } catch {
+      ort = false;
+    }
+    return ort ? loadOnnxBackend(options) : loadReferenceBackend(options);
+  };
   const load = (): Promise<Backend> => {
-    backend ??= (runtime === 'onnx' ? loadOnnxBackend(options) : loadReferenceBackend(options)).catch(
-      (cause: unknown) => {
-        backend = undefined;
-        throw isEngramError(cause)
-          ? cause
-          : new EngramError('EMBEDDER_ERROR', `Failed to load the local embedding model (${runtime})`, { cause });
-      },
-    );
+    backend ??= (runtime === 'reference' ? loadReferenceBackend(options) : loadAutoOrOnnx()).catch((cause: unknown) => {
+      backend = undefined;
+      throw isEngramError(cause)
+        ? cause
+        : new EngramError('EMBEDDER_ERROR', `Failed to load the local embedding model (${runtime})`, { cause });
+    });
     return backend;
   };
 
