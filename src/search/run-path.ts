@@ -119,7 +119,7 @@ export async function runPath(spec: PathSpec, k: number, inputs: PathInputs): Pr
     queryVectors: inputs.queryVectors,
     limit,
     priority: inputs.priority,
-    tokenize: inputs.profile.tokenize,
+    tokenize: inputs.profile.queryTerms,
     keywordTerms: inputs.keywordTerms,
   };
   const run = await runChannels(spec.channels, context, inputs.now);

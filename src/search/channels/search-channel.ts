@@ -23,7 +23,7 @@ export interface ChannelContext {
   limit: number;
   /** Soft priority: a second dense pass restricted to this narrower scope (e.g. the session). */
   priority?: Partial<Omit<Scope, 'tenant'>> | undefined;
-  /** Lexical tokenizer of the fusion profile. */
+  /** Tokenizer for words sent to the store full-text index (the profile's unstemmed `queryTerms`). */
   tokenize: Tokenizer;
   /** Terms for the full-text channel (weighted keyword extraction). */
   keywordTerms: string[];
