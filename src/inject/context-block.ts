@@ -116,7 +116,8 @@ function omissionLine(memories: number, summaries: number): string | null {
  *
  * Memory text is untrusted: it is made inert by {@link sanitizeMemoryText} (no `<`/`>` of any
  * kind survives, one line per memory), so it cannot close the tag, open another one, or forge a
- * header, an item or a role turn. Memories are kept in the order given (best first) until the
+ * header, an item or a role turn. Identical lines are shown once. Memories are kept in the order
+ * given (best first) until the
  * count, character or token bound is reached; the cut is stated on the last line.
  *
  * @returns the block, or null when no memory fits (no hits, all empty, or bounds of zero).
@@ -135,10 +136,15 @@ export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOp
   const maxTokens = positiveInt('maxTokens', options.maxTokens, 1000);
   const maxItemChars = Math.max(2, positiveInt('maxItemChars', options.maxItemChars, 1000));
 
+  // One line per distinct memory line: a fact stored twice (e.g. captured twice) is shown once,
+  // at the rank of its best hit.
   const candidates: Array<{ hit: Hit; line: string }> = [];
+  const seenLines = new Set<string>();
   for (const hit of hits) {
     const line = memoryLine(hit.memory, timestamp, maxItemChars);
-    if (line !== null) candidates.push({ hit, line });
+    if (line === null || seenLines.has(line)) continue;
+    seenLines.add(line);
+    candidates.push({ hit, line });
   }
   if (candidates.length === 0) return null;
 

@@ -47,6 +47,14 @@ describe('formatContextBlock', () => {
     expect(text).not.toContain('..');
   });
 
+  it('shows a fact stored twice once, at its best rank', () => {
+    const hits = [hit(memory('likes tea', { statedAt: null })), hit(memory('likes jazz')), hit(memory('likes tea', { statedAt: null }))];
+    const block = formatContextBlock(hits, { timestamp: 'none' });
+    expect(block?.text.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- likes tea', '- likes jazz']);
+    expect(block?.included.map((h) => h.memory.id)).toEqual([hits[0]?.memory.id, hits[1]?.memory.id]);
+    expect(block?.omittedMemories).toBe(0);
+  });
+
   it('returns null with no hits or only empty memories', () => {
     expect(formatContextBlock([])).toBeNull();
     expect(formatContextBlock([hit(memory('  \n\t '))])).toBeNull();
