@@ -76,6 +76,16 @@ describe('OpenAI-compatible chat', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('waits the Retry-After a 429 gives (capped by retryMaxMs) instead of the backoff', async () => {
+    const server = await serve([{ status: 429, json: {}, headers: { 'retry-after': '1' } }, openaiReply('ok')]);
+    const model = createOpenAICompatibleChat({ baseUrl: server.url, model: 'm', retryBaseMs: 1, retryMaxMs: 400 });
+    const started = Date.now();
+    expect((await model.chat({ messages: [{ role: 'user', content: 'x' }] })).text).toBe('ok');
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(350);
+    expect(waited).toBeLessThan(1_000);
+  });
+
   it('gives up on persistent 500 after the configured retries, with a retryable LLM_ERROR', async () => {
     const server = await serve([{ status: 500, json: { error: 'boom' } }]);
     const model = createOpenAICompatibleChat({ baseUrl: server.url, model: 'm', retries: 2, retryBaseMs: 1, retryMaxMs: 5 });

@@ -15,6 +15,7 @@ export interface CannedReply {
   json?: unknown;
   text?: string;
   delayMs?: number;
+  headers?: Record<string, string>;
 }
 
 export interface LocalHttpServer {
@@ -50,7 +51,7 @@ export async function startLocalServer(
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         if (res.destroyed) return;
         const payload = reply.text ?? JSON.stringify(reply.json ?? {});
-        res.writeHead(reply.status ?? 200, { 'content-type': reply.text ? 'text/plain' : 'application/json' });
+        res.writeHead(reply.status ?? 200, { 'content-type': reply.text ? 'text/plain' : 'application/json', ...reply.headers });
         res.end(payload);
       })();
     });

@@ -1,0 +1,138 @@
+/**
+ * Searcher latency at N memories spread over every memory type (default 10,000), fast mode:
+ * p50 / p95 of the core recall alone, of the fast search with paths in parallel, and of the same
+ * search with paths run one after another.
+ *
+ *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE] [--json]
+ *
+ * `--store postgres` starts a throwaway PostgreSQL from the machine's binaries (test/support/pg-cluster):
+ * its queries run in server processes, so paths issued in parallel really overlap; better-sqlite3
+ * answers synchronously inside the Node thread, so there "parallel" paths can only interleave.
+ *
+ * Corpus: bench/lib/synthetic-corpus over real LoCoMo turns with their real USE-lite vectors
+ * (copies perturbed), stored in a fresh SQLite file through the facade; types assigned round-robin
+ * by the shares below. Queries: LoCoMo questions (vectors from the bench cache, so embedding is a
+ * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
+ * per query so drift hits them equally.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import type { Embedder } from '../src/embed/embedder.js';
+import { Engram } from '../src/engram.js';
+import { readLocomoFile } from '../src/import/locomo.js';
+import type { MemoryType } from '../src/model/memory-type.js';
+import type { MemoryStore } from '../src/store/memory-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { createSqliteStore } from '../src/store/sqlite/index.js';
+import { startPgCluster, type PgCluster } from '../test/support/pg-cluster.js';
+import { parseArgs } from './lib/args.js';
+import { openBenchEmbedder } from './lib/bench-embedder.js';
+import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
+import { buildCorpus } from './lib/synthetic-corpus.js';
+
+const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+
+/** Share of the corpus per type (sums to 100). */
+const TYPE_SHARES: Array<[MemoryType, number]> = [
+  ['LongTermMemory', 40],
+  ['UserMemory', 15],
+  ['WorkingMemory', 3],
+  ['ToolSchemaMemory', 8],
+  ['ToolTrajectoryMemory', 8],
+  ['SkillMemory', 8],
+  ['PreferenceMemory', 10],
+  ['RawFileMemory', 4],
+  ['OuterMemory', 4],
+];
+
+function typeAt(i: number): MemoryType {
+  let slot = i % 100;
+  for (const [type, share] of TYPE_SHARES) {
+    if (slot < share) return type;
+    slot -= share;
+  }
+  return 'LongTermMemory';
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store'], ['json']);
+  const storeKind = args.values.get('store') ?? 'sqlite';
+  const size = Number(args.values.get('size') ?? 10_000);
+  const nQueries = Number(args.values.get('queries') ?? 200);
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+  const conversations = await readLocomoFile(args.values.get('data') ?? DEFAULT_DATA);
+  const base = conversations.flatMap((c) => c.memories.map((m) => m.text));
+  const questions = conversations.flatMap((c) => c.questions.map((q) => q.question)).slice(0, nQueries);
+  const cached = await openBenchEmbedder();
+  const baseVectors = await cached.embed(base);
+  await cached.embed(questions);
+  const corpus = buildCorpus(base.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array })), size);
+  const known = new Map<string, Float32Array>();
+  corpus.texts.forEach((t, i) => known.set(t, corpus.row(i)));
+  // Corpus vectors come from the synthetic corpus; anything else (queries) from the cached model.
+  const embedder: Embedder = {
+    model: cached.model,
+    dim: cached.dim,
+    async embed(texts) {
+      const missing = texts.filter((t) => !known.has(t));
+      const fresh = missing.length > 0 ? await cached.embed(missing) : [];
+      missing.forEach((t, i) => known.set(t, fresh[i] as Float32Array));
+      return texts.map((t) => known.get(t) as Float32Array);
+    },
+  };
+
+  const dir = mkdtempSync(join(tmpdir(), 'engram-search-latency-'));
+  let cluster: PgCluster | undefined;
+  let store: MemoryStore;
+  if (storeKind === 'postgres') {
+    cluster = await startPgCluster();
+    store = await openStore(cluster.url);
+  } else store = createSqliteStore({ path: join(dir, 'l.db') });
+  const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
+  const scope = { tenant: 'bench', user: 'u' };
+  try {
+    const t0 = performance.now();
+    for (let start = 0; start < size; start += 1000) {
+      const batch = corpus.texts.slice(start, start + 1000).map((text, j) => ({ text, type: typeAt(start + j) }));
+      await engram.addMany(batch, { scope });
+    }
+    log(`stored ${size} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const methods: Record<string, (q: string) => Promise<unknown>> = {
+      'core recall (limit 10, all types)': (q) => engram.recall(q, { scope, limit: 10, threshold: 0 }),
+      'fast search, paths in parallel': (q) => engram.search(q, { scope, topK: 10 }),
+      'fast search, paths sequential': (q) => engram.search(q, { scope, topK: 10, sequential: true }),
+    };
+    const times = new Map<string, number[]>(Object.keys(methods).map((m) => [m, []]));
+    for (const q of questions.slice(0, 20)) for (const run of Object.values(methods)) await run(q);
+    for (const q of questions) {
+      for (const [name, run] of Object.entries(methods)) {
+        const start = performance.now();
+        await run(q);
+        times.get(name)?.push(performance.now() - start);
+      }
+    }
+    const rows = [...times.entries()].map(([name, t]) => [name, fmt(percentile(t, 50), 1), fmt(percentile(t, 95), 1), fmt(mean(t), 1)]);
+    if (args.flags.has('json')) {
+      process.stdout.write(`${JSON.stringify(Object.fromEntries([...times.entries()].map(([n, t]) => [n, { p50: percentile(t, 50), p95: percentile(t, 95), mean: mean(t) }])), null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(`${storeKind}: ${size} memories over ${TYPE_SHARES.length} types, ${questions.length} queries, ms per call\n\n`);
+    process.stdout.write(`${markdownTable(['method', 'p50', 'p95', 'mean'], rows)}\n`);
+  } finally {
+    await engram.close();
+    await store.close();
+    await cluster?.stop();
+    await cached.close?.();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
