@@ -4,3 +4,4 @@ export { openDefaultEngram, DATABASE_FILE, type DefaultEngramOptions } from './o
 export { ERROR_STATUS } from './error-status.js';
 export { createServerLogger, silentLogger, type ServerLogger, type ServerLoggerOptions } from './server-logger.js';
 export { createServerMetrics, type ServerMetrics, type ServerMetricsOptions } from './server-metrics.js';
+export { curlExample } from './curl-example.js';

@@ -4,7 +4,7 @@ import { EngramError } from '../model/errors.js';
 // Metadata is typed `unknown` on the wire; the facade checks it is JSON (depth, size, finite numbers).
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
-import { canSee, requireAccess, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
+import { canSee, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
 import type { AppEnv, RouteKit } from './route-kit.js';
 import { defineRoute } from './route-kit.js';
 import {
@@ -155,7 +155,6 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     query: ListQuerySchema,
     response: PageSchema,
     async handle({ query, principal }) {
-      requireAccess(principal, 'read');
       const scope = resolveScope(principal, scopeOfQuery(query), 'read');
       return api.list({
         scope,

@@ -88,7 +88,7 @@ export function registerRecallRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
       }
       const result = await kit.api.recall(query, options);
       kit.metrics.observeRecall(result.timings);
-      const block = formatContextBlock(result.hits);
+      const block = formatContextBlock(result.hits, body.block);
       if (block === null) return { request: body.request, injected: false, query, hits: [], block: null };
       return {
         request: adapter.injectBlock(body.request, block.text),

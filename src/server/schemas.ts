@@ -220,11 +220,25 @@ export const RecallResponseSchema = z
   })
   .openapi('RecallResponse');
 
+/** Bounds and format of the injected context block (see `formatContextBlock`). */
+export const BlockOptionsSchema = z
+  .strictObject({
+    tag: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/).optional(),
+    timestamp: z.enum(['stated-or-created', 'stated', 'none']).optional(),
+    summaries: z.boolean().optional(),
+    maxMemories: z.number().int().min(0).max(1000).optional(),
+    maxChars: z.number().int().min(0).max(1_000_000).optional(),
+    maxTokens: z.number().int().min(0).max(250_000).optional(),
+    maxItemChars: z.number().int().min(0).max(100_000).optional(),
+  })
+  .openapi('ContextBlockOptions');
+
 export const InjectBodySchema = z
   .strictObject({
     provider: z.enum(PROVIDERS),
     request: z.record(z.string(), z.unknown()).openapi({ description: "The provider request, in the provider SDK's shape." }),
     ...recallOptionFields,
+    block: BlockOptionsSchema.optional(),
   })
   .openapi('InjectRequest');
 

@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { createKey, listKeys, revokeKey } from '../../src/auth/key-admin.js';
 import { RemoteEngram } from '../../src/client/remote-engram.js';
+import { curlExample } from '../../src/server/curl-example.js';
 import { startServer } from '../../src/server/start-server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'engram-default-'));
@@ -27,6 +30,15 @@ it('starts on the embedded defaults (SQLite in the data dir + local embedder) an
     const result = await client.recall('what do I like to drink?', { scope: { tenant: 'acme', user: 'me' }, limit: 1, threshold: 0 });
     expect(result.hits[0]?.memory.text).toBe('My favourite drink is green tea');
     expect(result.hits[0]?.memory.embedding?.model).toBe('use-lite');
+
+    // The example the CLI prints works as printed (with the key in the environment).
+    // (Asynchronously: the server runs in this process.)
+    const { stdout: output } = await promisify(execFile)('sh', ['-c', curlExample(server.url)], {
+      env: { ...process.env, ENGRAM_API_KEY: created.key },
+      timeout: 30_000,
+    });
+    expect(output).toContain('"text":"Alice prefers green tea"');
+    expect(output).toMatch(/"hits":\[\{"memory":\{"id":"[^"]+","text":"Alice prefers green tea"/);
 
     const listed = listKeys({ dataDir });
     expect(listed.map((k) => ({ id: k.id, tenant: k.tenant, name: k.name }))).toEqual([{ id: created.info.id, tenant: 'acme', name: 'laptop' }]);
