@@ -97,7 +97,7 @@ export function tapIterator<T>(source: AsyncIterator<T>, tap: StreamTap<unknown>
  * Builds the shared engine of the wrappers: scope resolution, budgeted recall, context block,
  * injection through a {@link ProviderAdapter}, background capture, and events.
  *
- * @throws EngramError('CONFIG_ERROR') when recall is on but no recaller is given, or the budget is invalid.
+ * @throws EngramError('CONFIG_ERROR') when recall is on but no recaller is given, or the budget or block options are invalid.
  */
 export function createInjector(options: InjectorOptions): Injector {
   const recallOptions = options.recall === false ? null : (options.recall ?? {});
@@ -108,6 +108,11 @@ export function createInjector(options: InjectorOptions): Injector {
   const budgetMs = options.budgetMs ?? 250;
   if (!Number.isFinite(budgetMs) || budgetMs <= 0) {
     throw new EngramError('CONFIG_ERROR', `budgetMs must be a positive number, got ${String(budgetMs)}`);
+  }
+  try {
+    formatContextBlock([], options.block);
+  } catch (error) {
+    throw new EngramError('CONFIG_ERROR', `invalid block options: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const capture = options.capture === false || options.capture === undefined ? null : options.capture;
   const now = options.now ?? (() => performance.now());

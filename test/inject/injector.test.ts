@@ -35,7 +35,6 @@ describe('createInjector.prepare', () => {
     ['scope resolver says none', { scope: () => null }, new FixedRecaller(HITS), 'no-scope'],
     ['scope resolver throws', { scope: () => { throw new Error('boom'); } }, new FixedRecaller(HITS), 'recall-error'],
     ['block bounds leave nothing', { block: { maxChars: 10 } }, new FixedRecaller(HITS), 'empty-block'],
-    ['invalid block option', { block: { tag: 'bad tag' } }, new FixedRecaller(HITS), 'recall-error'],
   ])('%s: the same request object goes out and an event says why', async (_name, overrides, recaller, reason) => {
     const { injector, events } = setup(overrides, recaller);
     const started = performance.now();
@@ -98,6 +97,8 @@ describe('createInjector.prepare', () => {
     expect(() => createInjector({ scope: SCOPE })).toThrow(EngramError);
     expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), budgetMs: 0 })).toThrow(/budgetMs/);
     expect(createInjector({ scope: SCOPE, recall: false }).passThrough).toBe(true);
+    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { tag: 'bad tag' } })).toThrow(/invalid block options/);
+    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { maxChars: -5 } })).toThrow(EngramError);
   });
 
   it('passes the time budget through a slow scope resolver too', async () => {
