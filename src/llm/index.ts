@@ -4,3 +4,4 @@ export * from './chat-model.js';
 export * from './extract-json.js';
 export * from './http-json.js';
 export * from './openai-compatible-chat.js';
+export * from './resolve-chat-model.js';

@@ -10,3 +10,4 @@ export * from './search-options.js';
 export * from './search-paths.js';
 export * from './search-result.js';
 export * from './searcher.js';
+export * from './search-config-from-env.js';
