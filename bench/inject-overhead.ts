@@ -60,7 +60,13 @@ function log(line: string): void {
 function fixedRecaller(hits: Hit[]): Recaller {
   return {
     async recall(query: string, _options: RecallOptions): Promise<RecallResult> {
-      return { query, hits, cut: [], poolSize: hits.length, timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, rankMs: 0, totalMs: 0 } };
+      return {
+        query,
+        hits,
+        cut: [],
+        poolSize: hits.length,
+        timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, rankMs: 0, totalMs: 0 },
+      };
     },
   };
 }
@@ -110,7 +116,9 @@ async function main(): Promise<void> {
   const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
 
   const conversations = await readLocomoFile(data);
-  const questions = [...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question)))];
+  const questions = [
+    ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),
+  ];
   const baseTexts = [...new Set(conversations.flatMap((c) => c.memories.map((m) => m.text)))];
 
   const variants: Variant[] = [];
@@ -122,20 +130,49 @@ async function main(): Promise<void> {
   const now = new Date().toISOString();
   const fixedHits: Hit[] = baseTexts.slice(0, 5).map((text, i) => ({
     memory: {
-      id: `f${i}`, text, type: 'LongTermMemory', key: null, tags: [], level: null, summary: null, background: null, sources: [],
-      scope: SCOPE, metadata: {}, statedAt: now, createdAt: now, updatedAt: now, status: 'activated',
-      usage: { count: 0, lastUsedAt: null }, embedding: null,
+      id: `f${i}`,
+      text,
+      type: 'LongTermMemory',
+      key: null,
+      tags: [],
+      level: null,
+      summary: null,
+      background: null,
+      sources: [],
+      scope: SCOPE,
+      metadata: {},
+      statedAt: now,
+      createdAt: now,
+      updatedAt: now,
+      status: 'activated',
+      usage: { count: 0, lastUsedAt: null },
+      embedding: null,
     },
     score: 0.5,
-    explanation: { channels: ['dense'], cosine: 0.5, bm25: 0, bm25Raw: 0, denseWeight: 0.85, lexicalWeight: 0.15, fused: 0.5 },
+    explanation: {
+      channels: ['dense'],
+      cosine: 0.5,
+      bm25: 0,
+      bm25Raw: 0,
+      denseWeight: 0.85,
+      lexicalWeight: 0.15,
+      fused: 0.5,
+    },
   }));
   const fixedBlock = formatContextBlock(fixedHits)?.text ?? '';
   add('unwrapped, block already in the request (same bytes as fixed hits)', client, [], (content) => ({
     model: 'bench',
-    messages: [{ role: 'system', content: fixedBlock }, { role: 'user', content }],
+    messages: [
+      { role: 'system', content: fixedBlock },
+      { role: 'user', content },
+    ],
   }));
   const fixedEvents: InjectEvent[] = [];
-  add('wrapped, fixed hits (no recall work)', wrapOpenAI(client, { recaller: fixedRecaller(fixedHits), scope: SCOPE, onEvent: (e) => fixedEvents.push(e) }), fixedEvents);
+  add(
+    'wrapped, fixed hits (no recall work)',
+    wrapOpenAI(client, { recaller: fixedRecaller(fixedHits), scope: SCOPE, onEvent: (e) => fixedEvents.push(e) }),
+    fixedEvents,
+  );
 
   let engram: Engram | null = null;
   const engramEvents: InjectEvent[] = [];
@@ -144,14 +181,24 @@ async function main(): Promise<void> {
     const started = performance.now();
     const baseVectors = await cached.embed(baseTexts);
     await cached.close?.();
-    log(`vectors for ${baseTexts.length} base texts in ${((performance.now() - started) / 1000).toFixed(1)} s (bench cache)`);
-    const corpus = buildCorpus(baseTexts.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array })), size);
+    log(
+      `vectors for ${baseTexts.length} base texts in ${((performance.now() - started) / 1000).toFixed(1)} s (bench cache)`,
+    );
+    const corpus = buildCorpus(
+      baseTexts.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array })),
+      size,
+    );
     const vectors = new Map<string, Float32Array>();
     for (let i = 0; i < size; i++) vectors.set(corpus.texts[i] as string, corpus.row(i));
     const raw = openRawEmbedder();
     await raw.embed(['warm up the model']);
     const store = createSqliteStore({ path: ':memory:' });
-    const loader = await Engram.open({ store, embedder: lookupEmbedder(raw.model, raw.dim, vectors), ownResources: false, env: {} });
+    const loader = await Engram.open({
+      store,
+      embedder: lookupEmbedder(raw.model, raw.dim, vectors),
+      ownResources: false,
+      env: {},
+    });
     for (let s = 0; s < size; s += 1000) {
       const inputs = [];
       for (let i = s; i < Math.min(size, s + 1000); i++) inputs.push({ id: `m${i}`, text: corpus.texts[i] as string });
@@ -161,12 +208,20 @@ async function main(): Promise<void> {
     engram = await Engram.open({ store, embedder: raw, env: {}, trackUsage: false });
     for (const q of questions.slice(0, 5)) await engram.recall(q, { scope: SCOPE });
     log(`loaded ${size} memories into one scope`);
-    add('wrapped, Engram recall', wrapOpenAI(client, { recaller: engram, scope: SCOPE, budgetMs, onEvent: (e) => engramEvents.push(e) }), engramEvents);
+    add(
+      'wrapped, Engram recall',
+      wrapOpenAI(client, { recaller: engram, scope: SCOPE, budgetMs, onEvent: (e) => engramEvents.push(e) }),
+      engramEvents,
+    );
   }
 
   // Warm-up: JIT, sockets, the partition's vector cache.
   for (let i = 0; i < 10; i++) {
-    for (const v of variants) await v.client.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: questions[i % questions.length] as string }] });
+    for (const v of variants)
+      await v.client.chat.completions.create({
+        model: 'bench',
+        messages: [{ role: 'user', content: questions[i % questions.length] as string }],
+      });
   }
   for (const v of variants) v.events.length = 0;
 
@@ -184,7 +239,14 @@ async function main(): Promise<void> {
   const rows = variants.map((v) => {
     const p50 = percentile(v.times, 50);
     const p95 = percentile(v.times, 95);
-    return [v.name, fmt(p50), fmt(p95), fmt(mean(v.times)), v === base ? '–' : fmt(p50 - percentile(base.times, 50)), v === base ? '–' : fmt(p95 - percentile(base.times, 95))];
+    return [
+      v.name,
+      fmt(p50),
+      fmt(p95),
+      fmt(mean(v.times)),
+      v === base ? '–' : fmt(p50 - percentile(base.times, 50)),
+      v === base ? '–' : fmt(p95 - percentile(base.times, 95)),
+    ];
   });
 
   const splitRows: string[][] = [];
@@ -196,12 +258,26 @@ async function main(): Promise<void> {
     const wall = injected.map((e) => e.recallMs);
     const inject = injected.map((e) => e.injectMs);
     splitRows.push(['query embedding (USE-lite)', fmt(percentile(embed, 50)), fmt(percentile(embed, 95))]);
-    splitRows.push([`recall over ${size} memories (embedding excluded)`, fmt(percentile(recall, 50)), fmt(percentile(recall, 95))]);
-    splitRows.push(['recall as seen by the wrapper (incl. embedding)', fmt(percentile(wall, 50)), fmt(percentile(wall, 95))]);
+    splitRows.push([
+      `recall over ${size} memories (embedding excluded)`,
+      fmt(percentile(recall, 50)),
+      fmt(percentile(recall, 95)),
+    ]);
+    splitRows.push([
+      'recall as seen by the wrapper (incl. embedding)',
+      fmt(percentile(wall, 50)),
+      fmt(percentile(wall, 95)),
+    ]);
     splitRows.push(['block + injection', fmt(percentile(inject, 50), 4), fmt(percentile(inject, 95), 4)]);
   }
-  const fixedInject = fixedEvents.filter((e): e is Extract<InjectEvent, { type: 'injected' }> => e.type === 'injected').map((e) => e.injectMs);
-  splitRows.push(['block + injection (fixed hits)', fmt(percentile(fixedInject, 50), 4), fmt(percentile(fixedInject, 95), 4)]);
+  const fixedInject = fixedEvents
+    .filter((e): e is Extract<InjectEvent, { type: 'injected' }> => e.type === 'injected')
+    .map((e) => e.injectMs);
+  splitRows.push([
+    'block + injection (fixed hits)',
+    fmt(percentile(fixedInject, 50), 4),
+    fmt(percentile(fixedInject, 95), 4),
+  ]);
 
   const result = {
     size: engram === null ? 0 : size,
@@ -211,14 +287,23 @@ async function main(): Promise<void> {
     cpuModel: cpus()[0]?.model ?? '',
     loadAtStart,
     node: process.version,
-    variants: variants.map((v) => ({ name: v.name, p50: percentile(v.times, 50), p95: percentile(v.times, 95), mean: mean(v.times) })),
+    variants: variants.map((v) => ({
+      name: v.name,
+      p50: percentile(v.times, 50),
+      p95: percentile(v.times, 95),
+      mean: mean(v.times),
+    })),
     injectedCalls: injected.length,
-    skipped: skipped.map((e) => (e.type === 'skipped' ? e.reason : '')).reduce<Record<string, number>>((acc, r) => ({ ...acc, [r]: (acc[r] ?? 0) + 1 }), {}),
+    skipped: skipped
+      .map((e) => (e.type === 'skipped' ? e.reason : ''))
+      .reduce<Record<string, number>>((acc, r) => ({ ...acc, [r]: (acc[r] ?? 0) + 1 }), {}),
   };
   if (args.flags.has('json')) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
-    process.stdout.write(`${markdownTable(['variant', 'p50 ms', 'p95 ms', 'mean ms', 'added p50 ms', 'added p95 ms'], rows)}\n\n`);
+    process.stdout.write(
+      `${markdownTable(['variant', 'p50 ms', 'p95 ms', 'mean ms', 'added p50 ms', 'added p95 ms'], rows)}\n\n`,
+    );
     process.stdout.write(`${markdownTable(['stage (wrapped, Engram)', 'p50 ms', 'p95 ms'], splitRows)}\n\n`);
     process.stdout.write(
       `${calls} calls per variant, interleaved; ${injected.length} Engram calls injected, skipped: ${JSON.stringify(result.skipped)}; ` +

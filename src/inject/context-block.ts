@@ -80,13 +80,17 @@ export function formatStamp(iso: string): string | null {
 function cut(text: string, max: number): string {
   const chars = Array.from(text);
   if (chars.length <= max) return text;
-  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, Math.max(0, max - 1))
+    .join('')
+    .trimEnd()}…`;
 }
 
 function memoryLine(memory: Memory, timestamp: TimestampSource, maxItemChars: number): string | null {
   const text = cut(sanitizeMemoryText(memory.text), maxItemChars);
   if (text === '') return null;
-  const source = timestamp === 'none' ? null : (memory.statedAt ?? (timestamp === 'stated-or-created' ? memory.createdAt : null));
+  const source =
+    timestamp === 'none' ? null : (memory.statedAt ?? (timestamp === 'stated-or-created' ? memory.createdAt : null));
   const stamp = source === null ? null : formatStamp(source);
   if (stamp === null) return `- ${text}`;
   // `- {text}. Stated at …`; text already ending in sentence punctuation gets no second mark.
@@ -126,7 +130,9 @@ function omissionLine(memories: number, summaries: number): string | null {
 export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOptions = {}): ContextBlock | null {
   const tag = options.tag ?? 'engram_context';
   if (!TAG_NAME.test(tag)) {
-    throw new EngramError('INVALID_INPUT', `invalid context tag name: ${JSON.stringify(tag)}`, { details: { field: 'tag' } });
+    throw new EngramError('INVALID_INPUT', `invalid context tag name: ${JSON.stringify(tag)}`, {
+      details: { field: 'tag' },
+    });
   }
   const preamble = (options.preamble ?? DEFAULT_PREAMBLE).replace(/\s*[\r\n]+\s*/g, ' ');
   const timestamp = options.timestamp ?? 'stated-or-created';
@@ -162,7 +168,17 @@ export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOp
 
   // Memory lines first: take as many as fit together with the omission line they would need.
   let taken = Math.min(maxMemories, candidates.length);
-  while (taken > 0 && !fits(render(candidates.slice(0, taken).map((c) => c.line), [], candidates.length - taken, 0))) {
+  while (
+    taken > 0 &&
+    !fits(
+      render(
+        candidates.slice(0, taken).map((c) => c.line),
+        [],
+        candidates.length - taken,
+        0,
+      ),
+    )
+  ) {
     taken -= 1;
   }
   if (taken === 0) return null;
@@ -184,7 +200,10 @@ export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOp
     }
   }
   let summaryTaken = summaries.length;
-  while (summaryTaken > 0 && !fits(render(lines, summaries.slice(0, summaryTaken), omittedMemories, summaries.length - summaryTaken))) {
+  while (
+    summaryTaken > 0 &&
+    !fits(render(lines, summaries.slice(0, summaryTaken), omittedMemories, summaries.length - summaryTaken))
+  ) {
     summaryTaken -= 1;
   }
   const omittedSummaries = summaries.length - summaryTaken;

@@ -112,7 +112,11 @@ export function createInjector(options: InjectorOptions): Injector {
   try {
     formatContextBlock([], options.block);
   } catch (error) {
-    throw new EngramError('CONFIG_ERROR', `invalid block options: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new EngramError(
+      'CONFIG_ERROR',
+      `invalid block options: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const capture = options.capture === false || options.capture === undefined ? null : options.capture;
   const now = options.now ?? (() => performance.now());
@@ -133,7 +137,14 @@ export function createInjector(options: InjectorOptions): Injector {
     return scope ?? null;
   };
 
-  const skip = <R>(adapter: ProviderAdapter, request: R, reason: SkipReason, query: string | null, scope: Scope | null, extra: { recallMs?: number; error?: EngramError } = {}): PreparedCall<R> => {
+  const skip = <R>(
+    adapter: ProviderAdapter,
+    request: R,
+    reason: SkipReason,
+    query: string | null,
+    scope: Scope | null,
+    extra: { recallMs?: number; error?: EngramError } = {},
+  ): PreparedCall<R> => {
     emit({ type: 'skipped', provider: adapter.name, reason, query, ...extra });
     return { request, query, scope, injected: false };
   };
@@ -151,7 +162,9 @@ export function createInjector(options: InjectorOptions): Injector {
       return await prepareUnsafe(adapter, request);
     } catch (error) {
       // Nothing in preparation may fail the caller's call: send it as it came.
-      return skip(adapter, request, 'recall-error', null, null, { error: toEngramError(error, 'INTERNAL', 'injection failed') });
+      return skip(adapter, request, 'recall-error', null, null, {
+        error: toEngramError(error, 'INTERNAL', 'injection failed'),
+      });
     }
   };
 
@@ -194,11 +207,17 @@ export function createInjector(options: InjectorOptions): Injector {
     const recallMs = now() - started;
     if (outcome.kind === 'timeout') {
       controller.abort();
-      const error = new EngramError('TIMEOUT', `recall took longer than its ${budgetMs} ms budget`, { isRetryable: true, details: { budgetMs } });
+      const error = new EngramError('TIMEOUT', `recall took longer than its ${budgetMs} ms budget`, {
+        isRetryable: true,
+        details: { budgetMs },
+      });
       return skip(adapter, request, 'timeout', query, scope, { recallMs, error });
     }
     if (outcome.kind === 'error') {
-      return skip(adapter, request, 'recall-error', query, scope, { recallMs, error: toEngramError(outcome.error, 'INTERNAL', 'recall failed') });
+      return skip(adapter, request, 'recall-error', query, scope, {
+        recallMs,
+        error: toEngramError(outcome.error, 'INTERNAL', 'recall failed'),
+      });
     }
     if (outcome.kind === 'no-scope') return skip(adapter, request, 'no-scope', query, null, { recallMs });
     const resolvedScope = scope as Scope | null;
@@ -211,7 +230,10 @@ export function createInjector(options: InjectorOptions): Injector {
     try {
       block = formatContextBlock(hits, options.block);
     } catch (error) {
-      return skip(adapter, request, 'recall-error', query, resolvedScope, { recallMs, error: toEngramError(error, 'INVALID_INPUT', 'context block failed') });
+      return skip(adapter, request, 'recall-error', query, resolvedScope, {
+        recallMs,
+        error: toEngramError(error, 'INVALID_INPUT', 'context block failed'),
+      });
     }
     if (block === null) return skip(adapter, request, 'empty-block', query, resolvedScope, { recallMs });
     const injected = adapter.injectBlock(request, block.text);
@@ -255,7 +277,12 @@ export function createInjector(options: InjectorOptions): Injector {
       .then(() => capture.writer.addMany(inputs, { scope }))
       .then(
         (memories) => emit({ type: 'captured', provider: adapter.name, scope, count: memories.length }),
-        (error: unknown) => emit({ type: 'capture-failed', provider: adapter.name, error: toEngramError(error, 'INTERNAL', 'capture failed') }),
+        (error: unknown) =>
+          emit({
+            type: 'capture-failed',
+            provider: adapter.name,
+            error: toEngramError(error, 'INTERNAL', 'capture failed'),
+          }),
       );
     pending.add(job);
     void job.finally(() => pending.delete(job));

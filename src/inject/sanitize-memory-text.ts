@@ -19,8 +19,28 @@ export function sanitizeMemoryText(text: string): string {
   return out.replace(/[ \t]+/g, ' ').trim();
 }
 
-const LOOKALIKE_OPEN = new Set(['\u2039', '\u2329', '\u3008', '\u27e8', '\u02c2', '\u1438', '\u276e', '\u2770', '\u29fc']);
-const LOOKALIKE_CLOSE = new Set(['\u203a', '\u232a', '\u3009', '\u27e9', '\u02c3', '\u1433', '\u276f', '\u2771', '\u29fd']);
+const LOOKALIKE_OPEN = new Set([
+  '\u2039',
+  '\u2329',
+  '\u3008',
+  '\u27e8',
+  '\u02c2',
+  '\u1438',
+  '\u276e',
+  '\u2770',
+  '\u29fc',
+]);
+const LOOKALIKE_CLOSE = new Set([
+  '\u203a',
+  '\u232a',
+  '\u3009',
+  '\u27e9',
+  '\u02c3',
+  '\u1433',
+  '\u276f',
+  '\u2771',
+  '\u29fd',
+]);
 
 function entity(ch: string): string {
   return `&#x${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase()};`;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREAMBLE, formatContextBlock, formatStamp, type ContextBlockOptions } from '../../src/inject/context-block.js';
+import {
+  DEFAULT_PREAMBLE,
+  formatContextBlock,
+  formatStamp,
+  type ContextBlockOptions,
+} from '../../src/inject/context-block.js';
 import { approximateTokens } from '../../src/inject/approximate-tokens.js';
 import { isEngramError } from '../../src/model/errors.js';
 import { hit, memory, HITS } from './helpers/fixtures.js';
@@ -23,9 +28,21 @@ describe('formatContextBlock', () => {
   });
 
   it.each<[string, ContextBlockOptions, string[]]>([
-    ['stated only', { timestamp: 'stated', summaries: false }, ['- User is allergic to peanuts. Stated at 2026-05-01 09:30', '- User prefers spicy food']],
-    ['no stamps', { timestamp: 'none', summaries: false }, ['- User is allergic to peanuts', '- User prefers spicy food']],
-    ['custom tag', { tag: 'memories', summaries: false, timestamp: 'none' }, ['- User is allergic to peanuts', '- User prefers spicy food']],
+    [
+      'stated only',
+      { timestamp: 'stated', summaries: false },
+      ['- User is allergic to peanuts. Stated at 2026-05-01 09:30', '- User prefers spicy food'],
+    ],
+    [
+      'no stamps',
+      { timestamp: 'none', summaries: false },
+      ['- User is allergic to peanuts', '- User prefers spicy food'],
+    ],
+    [
+      'custom tag',
+      { tag: 'memories', summaries: false, timestamp: 'none' },
+      ['- User is allergic to peanuts', '- User prefers spicy food'],
+    ],
   ])('option %s', (_name, options, lines) => {
     const text = formatContextBlock(HITS, options)?.text ?? '';
     const tag = options.tag ?? 'engram_context';
@@ -48,7 +65,11 @@ describe('formatContextBlock', () => {
   });
 
   it('shows a fact stored twice once, at its best rank', () => {
-    const hits = [hit(memory('likes tea', { statedAt: null })), hit(memory('likes jazz')), hit(memory('likes tea', { statedAt: null }))];
+    const hits = [
+      hit(memory('likes tea', { statedAt: null })),
+      hit(memory('likes jazz')),
+      hit(memory('likes tea', { statedAt: null })),
+    ];
     const block = formatContextBlock(hits, { timestamp: 'none' });
     expect(block?.text.split('\n').filter((l) => l.startsWith('- '))).toEqual(['- likes tea', '- likes jazz']);
     expect(block?.included.map((h) => h.memory.id)).toEqual([hits[0]?.memory.id, hits[1]?.memory.id]);
@@ -61,7 +82,11 @@ describe('formatContextBlock', () => {
   });
 
   it('dedupes summaries and only keeps those of included memories', () => {
-    const hits = [hit(memory('a', { summary: 'S1' })), hit(memory('b', { summary: 'S1' })), hit(memory('c', { summary: 'S2' }))];
+    const hits = [
+      hit(memory('a', { summary: 'S1' })),
+      hit(memory('b', { summary: 'S1' })),
+      hit(memory('c', { summary: 'S2' })),
+    ];
     const text = formatContextBlock(hits, { maxMemories: 2, timestamp: 'none' })?.text ?? '';
     expect(text.match(/- S1/g)).toHaveLength(1);
     expect(text).not.toContain('S2');
@@ -122,7 +147,7 @@ describe('formatContextBlock', () => {
     expect(line.endsWith('…')).toBe(true);
   });
 
-  it.each(['', '1abc', 'a b', 'a>b', 'x'.repeat(65), '</x']) ('rejects tag name %j', (tag) => {
+  it.each(['', '1abc', 'a b', 'a>b', 'x'.repeat(65), '</x'])('rejects tag name %j', (tag) => {
     try {
       formatContextBlock(HITS, { tag });
       expect.fail('should throw');

@@ -14,7 +14,9 @@ const server = new RecordingServer(() => ({
     object: 'chat.completion',
     created: 1,
     model: 'gpt-x',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Then skip the satay sauce.' }, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'Then skip the satay sauce.' }, finish_reason: 'stop' },
+    ],
   }),
 }));
 let engram: Engram;
@@ -24,7 +26,11 @@ const scope = { tenant: 'acme', user: 'alice', session: 'chat-1' };
 beforeAll(async () => {
   await server.start();
   client = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-  engram = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder(), env: {} });
+  engram = await Engram.open({
+    store: createSqliteStore({ path: ':memory:' }),
+    embedder: new HashedEmbedder(),
+    env: {},
+  });
   await engram.addMany(
     [
       { text: 'Alice is allergic to peanuts', statedAt: '2026-05-01T09:30:00Z', summary: 'Food allergy' },
@@ -43,8 +49,17 @@ afterAll(async () => {
 describe('end to end with the real Engram facade (SQLite in memory, hashed embedder)', () => {
   it('recalls the relevant memory into the request, keeps tenants/users apart, captures the turn', async () => {
     const events: InjectEvent[] = [];
-    const wrapped = wrapOpenAI(client, { recaller: engram, scope, capture: { writer: engram }, onEvent: (e) => events.push(e), budgetMs: 2000 });
-    const res = await wrapped.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'Is peanut satay safe for me, given my allergy?' }] });
+    const wrapped = wrapOpenAI(client, {
+      recaller: engram,
+      scope,
+      capture: { writer: engram },
+      onEvent: (e) => events.push(e),
+      budgetMs: 2000,
+    });
+    const res = await wrapped.chat.completions.create({
+      model: 'gpt-x',
+      messages: [{ role: 'user', content: 'Is peanut satay safe for me, given my allergy?' }],
+    });
     expect(res.choices[0]?.message.content).toBe('Then skip the satay sauce.');
 
     const sent = server.lastJson() as { messages: Array<{ role: string; content: string }> };

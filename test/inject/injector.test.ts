@@ -24,7 +24,9 @@ describe('createInjector.prepare', () => {
     const sys = (call.request as { messages: Array<{ role: string; content: string }> }).messages[0];
     expect(sys?.role).toBe('system');
     expect(sys?.content).toContain('- User is allergic to peanuts. Stated at 2026-05-01 09:30');
-    expect(events).toEqual([expect.objectContaining({ type: 'injected', provider: 'openai-chat', memories: 2, omittedMemories: 0 })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'injected', provider: 'openai-chat', memories: 2, omittedMemories: 0 }),
+    ]);
   });
 
   it.each<[string, Partial<InjectorOptions>, FixedRecaller, string]>([
@@ -33,7 +35,16 @@ describe('createInjector.prepare', () => {
     ['recall past the budget', { budgetMs: 30 }, new FixedRecaller(HITS, { delayMs: 2000 }), 'timeout'],
     ['recall off', { recall: false }, new FixedRecaller(HITS), 'disabled'],
     ['scope resolver says none', { scope: () => null }, new FixedRecaller(HITS), 'no-scope'],
-    ['scope resolver throws', { scope: () => { throw new Error('boom'); } }, new FixedRecaller(HITS), 'recall-error'],
+    [
+      'scope resolver throws',
+      {
+        scope: () => {
+          throw new Error('boom');
+        },
+      },
+      new FixedRecaller(HITS),
+      'recall-error',
+    ],
     ['block bounds leave nothing', { block: { maxChars: 10 } }, new FixedRecaller(HITS), 'empty-block'],
   ])('%s: the same request object goes out and an event says why', async (_name, overrides, recaller, reason) => {
     const { injector, events } = setup(overrides, recaller);
@@ -66,7 +77,12 @@ describe('createInjector.prepare', () => {
 
   it('an adapter that throws while injecting never fails the call', async () => {
     const { injector, events } = setup();
-    const broken = { ...openaiChat, injectBlock: () => { throw new TypeError('bug'); } };
+    const broken = {
+      ...openaiChat,
+      injectBlock: () => {
+        throw new TypeError('bug');
+      },
+    };
     const call = await injector.prepare(broken, REQUEST);
     expect(call.request).toBe(REQUEST);
     expect(events.at(-1)).toMatchObject({ type: 'skipped', reason: 'recall-error' });
@@ -88,7 +104,13 @@ describe('createInjector.prepare', () => {
   });
 
   it('a throwing event listener never breaks the call', async () => {
-    const injector = createInjector({ recaller: new FixedRecaller(HITS), scope: SCOPE, onEvent: () => { throw new Error('listener'); } });
+    const injector = createInjector({
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      onEvent: () => {
+        throw new Error('listener');
+      },
+    });
     const call = await injector.prepare(openaiChat, REQUEST);
     expect(call.injected).toBe(true);
   });
@@ -97,12 +119,19 @@ describe('createInjector.prepare', () => {
     expect(() => createInjector({ scope: SCOPE })).toThrow(EngramError);
     expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), budgetMs: 0 })).toThrow(/budgetMs/);
     expect(createInjector({ scope: SCOPE, recall: false }).passThrough).toBe(true);
-    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { tag: 'bad tag' } })).toThrow(/invalid block options/);
-    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { maxChars: -5 } })).toThrow(EngramError);
+    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { tag: 'bad tag' } })).toThrow(
+      /invalid block options/,
+    );
+    expect(() => createInjector({ scope: SCOPE, recaller: new FixedRecaller([]), block: { maxChars: -5 } })).toThrow(
+      EngramError,
+    );
   });
 
   it('passes the time budget through a slow scope resolver too', async () => {
-    const { injector, events } = setup({ budgetMs: 20, scope: () => new Promise((r) => setTimeout(() => r(SCOPE), 500)) });
+    const { injector, events } = setup({
+      budgetMs: 20,
+      scope: () => new Promise((r) => setTimeout(() => r(SCOPE), 500)),
+    });
     expect((await injector.prepare(openaiChat, REQUEST)).request).toBe(REQUEST);
     expect(events[0]).toMatchObject({ reason: 'timeout' });
   });
@@ -162,7 +191,9 @@ describe('capture', () => {
     const writer = new RecordingWriter(new Error('disk full'));
     const { injector, events } = setup({ capture: { writer } });
     const call = await injector.prepare(openaiChat, REQUEST);
-    expect(() => injector.captureResponse(openaiChat, call, { choices: [{ message: { content: 'x' } }] })).not.toThrow();
+    expect(() =>
+      injector.captureResponse(openaiChat, call, { choices: [{ message: { content: 'x' } }] }),
+    ).not.toThrow();
     await injector.idle();
     const failed = events.find((e) => e.type === 'capture-failed');
     expect(failed).toBeDefined();
@@ -184,7 +215,9 @@ describe('capture', () => {
   it('honours user: false / assistant: false', async () => {
     const writer = new RecordingWriter();
     const { injector } = setup({ capture: { writer, user: false } });
-    injector.captureResponse(openaiChat, await injector.prepare(openaiChat, REQUEST), { choices: [{ message: { content: 'only me' } }] });
+    injector.captureResponse(openaiChat, await injector.prepare(openaiChat, REQUEST), {
+      choices: [{ message: { content: 'only me' } }],
+    });
     await injector.idle();
     expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual(['only me']);
   });

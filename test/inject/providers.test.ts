@@ -24,14 +24,36 @@ const CASES: Case[] = [
     name: 'no system message: one is inserted first',
     request: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
     query: 'hi',
-    injected: { model: 'm', messages: [{ role: 'system', content: B }, { role: 'user', content: 'hi' }] },
+    injected: {
+      model: 'm',
+      messages: [
+        { role: 'system', content: B },
+        { role: 'user', content: 'hi' },
+      ],
+    },
   },
   {
     shape: 'openai-chat',
     name: 'system string: appended after a blank line',
-    request: { model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'q1' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'q2' }] },
+    request: {
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'q1' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 'q2' },
+      ],
+    },
     query: 'q2',
-    injected: { model: 'm', messages: [{ role: 'system', content: `Be brief.\n\n${B}` }, { role: 'user', content: 'q1' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'q2' }] },
+    injected: {
+      model: 'm',
+      messages: [
+        { role: 'system', content: `Be brief.\n\n${B}` },
+        { role: 'user', content: 'q1' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 'q2' },
+      ],
+    },
   },
   {
     shape: 'openai-chat',
@@ -40,15 +62,35 @@ const CASES: Case[] = [
       messages: [
         { role: 'user', content: 'older' },
         { role: 'developer', content: [{ type: 'text', text: 'Dev.' }] },
-        { role: 'user', content: [{ type: 'text', text: 'what is' }, { type: 'image_url', image_url: { url: 'data:x' } }, { type: 'text', text: 'this?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is' },
+            { type: 'image_url', image_url: { url: 'data:x' } },
+            { type: 'text', text: 'this?' },
+          ],
+        },
       ],
     },
     query: 'what is\nthis?',
     injected: {
       messages: [
         { role: 'user', content: 'older' },
-        { role: 'developer', content: [{ type: 'text', text: 'Dev.' }, { type: 'text', text: B }] },
-        { role: 'user', content: [{ type: 'text', text: 'what is' }, { type: 'image_url', image_url: { url: 'data:x' } }, { type: 'text', text: 'this?' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Dev.' },
+            { type: 'text', text: B },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is' },
+            { type: 'image_url', image_url: { url: 'data:x' } },
+            { type: 'text', text: 'this?' },
+          ],
+        },
       ],
     },
   },
@@ -58,7 +100,11 @@ const CASES: Case[] = [
     request: {
       messages: [
         { role: 'user', content: 'weather in Oslo?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'c', content: '5C' },
         { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] },
       ],
@@ -68,7 +114,11 @@ const CASES: Case[] = [
       messages: [
         { role: 'system', content: B },
         { role: 'user', content: 'weather in Oslo?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'c', content: '5C' },
         { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }] },
       ],
@@ -90,7 +140,15 @@ const CASES: Case[] = [
       input: [
         { role: 'user', content: [{ type: 'input_text', text: 'one' }] },
         { type: 'function_call_output', call_id: 'x', output: '42' },
-        { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'u' }, { type: 'input_text', text: 'two' }, { type: 'input_file', file_id: 'f' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_image', image_url: 'u' },
+            { type: 'input_text', text: 'two' },
+            { type: 'input_file', file_id: 'f' },
+          ],
+        },
       ],
     },
     query: 'two',
@@ -99,7 +157,15 @@ const CASES: Case[] = [
       input: [
         { role: 'user', content: [{ type: 'input_text', text: 'one' }] },
         { type: 'function_call_output', call_id: 'x', output: '42' },
-        { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'u' }, { type: 'input_text', text: 'two' }, { type: 'input_file', file_id: 'f' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_image', image_url: 'u' },
+            { type: 'input_text', text: 'two' },
+            { type: 'input_file', file_id: 'f' },
+          ],
+        },
       ],
     },
   },
@@ -122,18 +188,37 @@ const CASES: Case[] = [
     shape: 'anthropic-messages',
     name: 'system blocks with cache_control: new last block, breakpoint untouched',
     request: {
-      system: [{ type: 'text', text: 'Long prompt', cache_control: cache }, { type: 'text', text: 'Tail' }],
+      system: [
+        { type: 'text', text: 'Long prompt', cache_control: cache },
+        { type: 'text', text: 'Tail' },
+      ],
       messages: [
-        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x' } }, { type: 'text', text: 'describe' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x' } },
+            { type: 'text', text: 'describe' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'res' }] },
       ],
     },
     query: 'describe',
     injected: {
-      system: [{ type: 'text', text: 'Long prompt', cache_control: cache }, { type: 'text', text: 'Tail' }, { type: 'text', text: B }],
+      system: [
+        { type: 'text', text: 'Long prompt', cache_control: cache },
+        { type: 'text', text: 'Tail' },
+        { type: 'text', text: B },
+      ],
       messages: [
-        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x' } }, { type: 'text', text: 'describe' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x' } },
+            { type: 'text', text: 'describe' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'res' }] },
       ],
@@ -153,13 +238,28 @@ const CASES: Case[] = [
     request: {
       modelId: 'anthropic.claude',
       system: [{ text: 'Sys' }, { guardContent: { text: { text: 'guarded' } } }, { cachePoint: { type: 'default' } }],
-      messages: [{ role: 'user', content: [{ text: 'part one' }, { image: { format: 'png', source: { bytes: 'x' } } }, { text: 'part two' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ text: 'part one' }, { image: { format: 'png', source: { bytes: 'x' } } }, { text: 'part two' }],
+        },
+      ],
     },
     query: 'part one\npart two',
     injected: {
       modelId: 'anthropic.claude',
-      system: [{ text: 'Sys' }, { guardContent: { text: { text: 'guarded' } } }, { cachePoint: { type: 'default' } }, { text: B }],
-      messages: [{ role: 'user', content: [{ text: 'part one' }, { image: { format: 'png', source: { bytes: 'x' } } }, { text: 'part two' }] }],
+      system: [
+        { text: 'Sys' },
+        { guardContent: { text: { text: 'guarded' } } },
+        { cachePoint: { type: 'default' } },
+        { text: B },
+      ],
+      messages: [
+        {
+          role: 'user',
+          content: [{ text: 'part one' }, { image: { format: 'png', source: { bytes: 'x' } } }, { text: 'part two' }],
+        },
+      ],
     },
   },
   {
@@ -198,7 +298,14 @@ const CASES: Case[] = [
       contents: [
         { role: 'user', parts: [{ text: 'first' }] },
         { role: 'model', parts: [{ text: 'reply' }] },
-        { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'x' } }, { text: 'second' }, { functionResponse: { name: 'f', response: {} } }] },
+        {
+          role: 'user',
+          parts: [
+            { inlineData: { mimeType: 'image/png', data: 'x' } },
+            { text: 'second' },
+            { functionResponse: { name: 'f', response: {} } },
+          ],
+        },
       ],
       config: { temperature: 0.2, systemInstruction: 'Sys' },
     },
@@ -208,7 +315,14 @@ const CASES: Case[] = [
       contents: [
         { role: 'user', parts: [{ text: 'first' }] },
         { role: 'model', parts: [{ text: 'reply' }] },
-        { role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'x' } }, { text: 'second' }, { functionResponse: { name: 'f', response: {} } }] },
+        {
+          role: 'user',
+          parts: [
+            { inlineData: { mimeType: 'image/png', data: 'x' } },
+            { text: 'second' },
+            { functionResponse: { name: 'f', response: {} } },
+          ],
+        },
       ],
       config: { temperature: 0.2, systemInstruction: `Sys\n\n${B}` },
     },
@@ -216,16 +330,35 @@ const CASES: Case[] = [
   {
     shape: 'google-genai',
     name: 'systemInstruction as Content: first text part appended, rest kept',
-    request: { contents: [{ text: 'a' }, 'b'], config: { systemInstruction: { role: 'system', parts: [{ fileData: { fileUri: 'u' } }, { text: 'T1' }, { text: 'T2' }] } } },
+    request: {
+      contents: [{ text: 'a' }, 'b'],
+      config: {
+        systemInstruction: { role: 'system', parts: [{ fileData: { fileUri: 'u' } }, { text: 'T1' }, { text: 'T2' }] },
+      },
+    },
     query: 'a\nb',
-    injected: { contents: [{ text: 'a' }, 'b'], config: { systemInstruction: { role: 'system', parts: [{ fileData: { fileUri: 'u' } }, { text: `T1\n\n${B}` }, { text: 'T2' }] } } },
+    injected: {
+      contents: [{ text: 'a' }, 'b'],
+      config: {
+        systemInstruction: {
+          role: 'system',
+          parts: [{ fileData: { fileUri: 'u' } }, { text: `T1\n\n${B}` }, { text: 'T2' }],
+        },
+      },
+    },
   },
   {
     shape: 'google-genai',
     name: 'systemInstruction as Part[] of strings',
-    request: { contents: { role: 'user', parts: [{ text: 'q' }] }, config: { systemInstruction: ['S1', { text: 'S2' }] } },
+    request: {
+      contents: { role: 'user', parts: [{ text: 'q' }] },
+      config: { systemInstruction: ['S1', { text: 'S2' }] },
+    },
     query: 'q',
-    injected: { contents: { role: 'user', parts: [{ text: 'q' }] }, config: { systemInstruction: [`S1\n\n${B}`, { text: 'S2' }] } },
+    injected: {
+      contents: { role: 'user', parts: [{ text: 'q' }] },
+      config: { systemInstruction: [`S1\n\n${B}`, { text: 'S2' }] },
+    },
   },
   {
     shape: 'google-genai',
@@ -249,9 +382,18 @@ const CASES: Case[] = [
       prompt: [
         { role: 'system', content: 'S1' },
         { role: 'system', content: 'S2' },
-        { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'file', mediaType: 'image/png', data: 'x' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hello' },
+            { type: 'file', mediaType: 'image/png', data: 'x' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'hi' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'v' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'v' } }],
+        },
       ],
       maxOutputTokens: 5,
     },
@@ -261,9 +403,18 @@ const CASES: Case[] = [
         { role: 'system', content: 'S1' },
         { role: 'system', content: 'S2' },
         { role: 'system', content: B },
-        { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'file', mediaType: 'image/png', data: 'x' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hello' },
+            { type: 'file', mediaType: 'image/png', data: 'x' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'hi' }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'v' } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'text', value: 'v' } }],
+        },
       ],
       maxOutputTokens: 5,
     },
@@ -273,7 +424,12 @@ const CASES: Case[] = [
     name: 'no system message',
     request: { prompt: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }] },
     query: 'q',
-    injected: { prompt: [{ role: 'system', content: B }, { role: 'user', content: [{ type: 'text', text: 'q' }] }] },
+    injected: {
+      prompt: [
+        { role: 'system', content: B },
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      ],
+    },
   },
 ];
 
@@ -293,7 +449,12 @@ describe.each(CASES)('$shape: $name', ({ shape, request, query, injected }) => {
 });
 
 describe('bedrock-invoke-anthropic', () => {
-  const body = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 20, system: [{ type: 'text', text: 'S', cache_control: cache }], messages: [{ role: 'user', content: [{ type: 'text', text: 'q?' }] }] };
+  const body = {
+    anthropic_version: 'bedrock-2023-05-31',
+    max_tokens: 20,
+    system: [{ type: 'text', text: 'S', cache_control: cache }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'q?' }] }],
+  };
   const expected = { ...body, system: [...body.system, { type: 'text', text: B }] };
 
   it.each([
@@ -329,7 +490,16 @@ const ODD: unknown[] = [
   [],
   {},
   { messages: 'nope' },
-  { messages: [null, 1, 'x', { role: 'user' }, { role: 'user', content: 5 }, { role: 'user', content: [null, { type: 'text' }, { type: 'text', text: 7 }] }] },
+  {
+    messages: [
+      null,
+      1,
+      'x',
+      { role: 'user' },
+      { role: 'user', content: 5 },
+      { role: 'user', content: [null, { type: 'text' }, { type: 'text', text: 7 }] },
+    ],
+  },
   { input: [null, { role: 'user', content: {} }] },
   { contents: [null, 3] },
   { contents: { parts: 'x' } },
@@ -363,12 +533,44 @@ describe('unrecognised shapes come back as the same object', () => {
 describe('reply extraction', () => {
   it.each<[ProviderName, unknown, string | null]>([
     ['openai-chat', { choices: [{ message: { role: 'assistant', content: 'yes' } }] }, 'yes'],
-    ['openai-responses', { output: [{ type: 'reasoning' }, { type: 'message', content: [{ type: 'output_text', text: 'ok' }, { type: 'refusal' }] }] }, 'ok'],
-    ['anthropic-messages', { content: [{ type: 'thinking', thinking: 'hm' }, { type: 'text', text: 'A' }, { type: 'text', text: 'B' }] }, 'A\nB'],
+    [
+      'openai-responses',
+      {
+        output: [
+          { type: 'reasoning' },
+          { type: 'message', content: [{ type: 'output_text', text: 'ok' }, { type: 'refusal' }] },
+        ],
+      },
+      'ok',
+    ],
+    [
+      'anthropic-messages',
+      {
+        content: [
+          { type: 'thinking', thinking: 'hm' },
+          { type: 'text', text: 'A' },
+          { type: 'text', text: 'B' },
+        ],
+      },
+      'A\nB',
+    ],
     ['bedrock-converse', { output: { message: { role: 'assistant', content: [{ text: 'C' }] } } }, 'C'],
     ['bedrock-invoke-anthropic', { body: enc.encode(JSON.stringify({ content: [{ type: 'text', text: 'D' }] })) }, 'D'],
-    ['google-genai', { candidates: [{ content: { role: 'model', parts: [{ text: 'plan', thought: true }, { text: 'E' }] } }] }, 'E'],
-    ['ai-sdk-prompt', { content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'F' }] }, 'F'],
+    [
+      'google-genai',
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'plan', thought: true }, { text: 'E' }] } }] },
+      'E',
+    ],
+    [
+      'ai-sdk-prompt',
+      {
+        content: [
+          { type: 'reasoning', text: 'r' },
+          { type: 'text', text: 'F' },
+        ],
+      },
+      'F',
+    ],
     ['openai-chat', { choices: [] }, null],
   ])('%s', (shape, response, text) => {
     expect(providers[shape].replyText(response)).toBe(text);
@@ -378,9 +580,21 @@ describe('reply extraction', () => {
     ['openai-chat', { choices: [{ delta: { content: 'x' } }] }, 'x'],
     ['openai-responses', { type: 'response.output_text.delta', delta: 'y' }, 'y'],
     ['anthropic-messages', { type: 'content_block_delta', delta: { type: 'text_delta', text: 'z' } }, 'z'],
-    ['anthropic-messages', { type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{' } }, null],
+    [
+      'anthropic-messages',
+      { type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{' } },
+      null,
+    ],
     ['bedrock-converse', { contentBlockDelta: { delta: { text: 'w' } } }, 'w'],
-    ['bedrock-invoke-anthropic', { chunk: { bytes: enc.encode(JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'v' } })) } }, 'v'],
+    [
+      'bedrock-invoke-anthropic',
+      {
+        chunk: {
+          bytes: enc.encode(JSON.stringify({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'v' } })),
+        },
+      },
+      'v',
+    ],
     ['google-genai', { candidates: [{ content: { parts: [{ text: 'u' }] } }] }, 'u'],
     ['ai-sdk-prompt', { type: 'text-delta', id: '1', delta: 't' }, 't'],
   ])('stream delta %s', (shape, chunk, text) => {

@@ -17,9 +17,24 @@ function reply(req: RecordedRequest): Reply {
     return {
       headers: SSE_HEADERS,
       chunks: [
-        sse({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
-        ...REPLY.map((t) => sse({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })),
-        sse({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }),
+        sse({
+          ...base,
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+        }),
+        ...REPLY.map((t) =>
+          sse({
+            ...base,
+            object: 'chat.completion.chunk',
+            choices: [{ index: 0, delta: { content: t }, finish_reason: null }],
+          }),
+        ),
+        sse({
+          ...base,
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+        }),
         sse('[DONE]'),
       ],
     };
@@ -53,59 +68,86 @@ const CASES: Array<{ name: string; system?: string; messages: ModelMessage[] }> 
     messages: [
       { role: 'user', content: 'hello' },
       { role: 'assistant', content: 'hi' },
-      { role: 'user', content: [{ type: 'text', text: Q }, { type: 'image', image: new URL('https://example.invalid/x.png') }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: Q },
+          { type: 'image', image: new URL('https://example.invalid/x.png') },
+        ],
+      },
     ],
   },
 ];
 
-describe.each(CASES)('AI SDK middleware (v3) with @ai-sdk/openai against a local server: $name', ({ system, messages }) => {
-  it.each([false, true])('stream=%s', async (stream) => {
-    const run = async (model: Parameters<typeof generateText>[0]['model']): Promise<string> => {
-      const args = { model, messages, ...(system === undefined ? {} : { system }), maxRetries: 0 };
-      if (!stream) return (await generateText(args)).text;
-      const result = streamText(args);
-      let text = '';
-      for await (const t of result.textStream) text += t;
-      return text;
-    };
-    const plain = await run(provider.chat('gpt-x'));
-    const plainBody = server.lastJson();
+describe.each(CASES)(
+  'AI SDK middleware (v3) with @ai-sdk/openai against a local server: $name',
+  ({ system, messages }) => {
+    it.each([false, true])('stream=%s', async (stream) => {
+      const run = async (model: Parameters<typeof generateText>[0]['model']): Promise<string> => {
+        const args = { model, messages, ...(system === undefined ? {} : { system }), maxRetries: 0 };
+        if (!stream) return (await generateText(args)).text;
+        const result = streamText(args);
+        let text = '';
+        for await (const t of result.textStream) text += t;
+        return text;
+      };
+      const plain = await run(provider.chat('gpt-x'));
+      const plainBody = server.lastJson();
 
-    const writer = new RecordingWriter();
-    const events: InjectEvent[] = [];
-    const middleware = engramMiddleware({ recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer }, onEvent: (e) => events.push(e) });
-    expect(middleware.specificationVersion).toBe('v3');
-    const text = await run(wrapLanguageModel({ model: provider.chat('gpt-x'), middleware }));
-    const body = server.lastJson() as { messages: Array<{ role: string; content: unknown }> };
+      const writer = new RecordingWriter();
+      const events: InjectEvent[] = [];
+      const middleware = engramMiddleware({
+        recaller: new FixedRecaller(HITS),
+        scope: SCOPE,
+        capture: { writer },
+        onEvent: (e) => events.push(e),
+      });
+      expect(middleware.specificationVersion).toBe('v3');
+      const text = await run(wrapLanguageModel({ model: provider.chat('gpt-x'), middleware }));
+      const body = server.lastJson() as { messages: Array<{ role: string; content: unknown }> };
 
-    expect(text).toBe(plain);
-    expect(text).toBe(REPLY.join(''));
-    expect(countBlocks(body)).toBe(1);
-    const at = system === undefined ? 0 : 1;
-    expect(body.messages[at]?.role).toBe('system');
-    expect(String(body.messages[at]?.content)).toMatch(/^<engram_context>\n/);
-    if (system !== undefined) expect(body.messages[0]).toEqual({ role: 'system', content: system });
-    expect(stripBlock(body)).toEqual(plainBody);
-    expect(events[0]).toMatchObject({ type: 'injected', provider: 'ai-sdk-prompt', query: Q });
-    await waitFor(() => writer.batches.length === 1);
-    expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual([Q, REPLY.join('')]);
-  });
-});
+      expect(text).toBe(plain);
+      expect(text).toBe(REPLY.join(''));
+      expect(countBlocks(body)).toBe(1);
+      const at = system === undefined ? 0 : 1;
+      expect(body.messages[at]?.role).toBe('system');
+      expect(String(body.messages[at]?.content)).toMatch(/^<engram_context>\n/);
+      if (system !== undefined) expect(body.messages[0]).toEqual({ role: 'system', content: system });
+      expect(stripBlock(body)).toEqual(plainBody);
+      expect(events[0]).toMatchObject({ type: 'injected', provider: 'ai-sdk-prompt', query: Q });
+      await waitFor(() => writer.batches.length === 1);
+      expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual([Q, REPLY.join('')]);
+    });
+  },
+);
 
 describe('AI SDK middleware behaviour', () => {
   it('nothing relevant: byte-identical request', async () => {
     const messages: ModelMessage[] = [{ role: 'user', content: Q }];
     await generateText({ model: provider.chat('gpt-x'), messages });
     const plain = server.requests.at(-1)!.body;
-    const model = wrapLanguageModel({ model: provider.chat('gpt-x'), middleware: engramMiddleware({ recaller: new FixedRecaller([]), scope: SCOPE }) });
+    const model = wrapLanguageModel({
+      model: provider.chat('gpt-x'),
+      middleware: engramMiddleware({ recaller: new FixedRecaller([]), scope: SCOPE }),
+    });
     await generateText({ model, messages });
     expect(server.requests.at(-1)!.body.equals(plain)).toBe(true);
   });
 
   it('v4 (AI SDK 7, not installable on Node 20): same prompt shape, block added as a system message', async () => {
-    const middleware = engramMiddleware({ recaller: new FixedRecaller(HITS), scope: SCOPE, specificationVersion: 'v4' });
+    const middleware = engramMiddleware({
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      specificationVersion: 'v4',
+    });
     expect(middleware.specificationVersion).toBe('v4');
-    const params = { prompt: [{ role: 'system', content: 'S' }, { role: 'user', content: [{ type: 'text', text: Q }] }], maxOutputTokens: 9 };
+    const params = {
+      prompt: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: [{ type: 'text', text: Q }] },
+      ],
+      maxOutputTokens: 9,
+    };
     const out = (await middleware.transformParams({ type: 'generate', params })) as typeof params;
     expect(out.prompt).toHaveLength(3);
     expect(out.prompt[0]).toEqual({ role: 'system', content: 'S' });

@@ -26,11 +26,23 @@ function messagesReply(req: RecordedRequest): Reply {
       headers: SSE_HEADERS,
       chunks: [
         sse({ type: 'message_start', message: message([]) }, 'message_start'),
-        sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
+        sse(
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          'content_block_start',
+        ),
         sse({ type: 'ping' }, 'ping'),
-        ...REPLY.map((text) => sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta')),
+        ...REPLY.map((text) =>
+          sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'),
+        ),
         sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
-        sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } }, 'message_delta'),
+        sse(
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'end_turn', stop_sequence: null },
+            usage: { output_tokens: 3 },
+          },
+          'message_delta',
+        ),
         sse({ type: 'message_stop' }, 'message_stop'),
       ],
     };
@@ -49,7 +61,11 @@ afterAll(async () => server.close());
 
 const USER = { role: 'user' as const, content: 'Can I have satay?' };
 
-const CASES: Array<{ name: string; request: Anthropic.MessageCreateParamsNonStreaming; check: (body: Record<string, unknown>) => void }> = [
+const CASES: Array<{
+  name: string;
+  request: Anthropic.MessageCreateParamsNonStreaming;
+  check: (body: Record<string, unknown>) => void;
+}> = [
   {
     name: 'no system',
     request: { model: 'claude-x', max_tokens: 100, messages: [USER] },
@@ -57,7 +73,13 @@ const CASES: Array<{ name: string; request: Anthropic.MessageCreateParamsNonStre
   },
   {
     name: 'system string',
-    request: { model: 'claude-x', max_tokens: 100, system: 'You are careful.', messages: [USER], stop_sequences: ['END'] },
+    request: {
+      model: 'claude-x',
+      max_tokens: 100,
+      system: 'You are careful.',
+      messages: [USER],
+      stop_sequences: ['END'],
+    },
     check: (b) => expect(b['system']).toMatch(/^You are careful\.\n\n<engram_context>\n/),
   },
   {
@@ -70,7 +92,13 @@ const CASES: Array<{ name: string; request: Anthropic.MessageCreateParamsNonStre
         { type: 'text', text: 'Tail' },
       ],
       messages: [
-        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }, { type: 'text', text: 'Can I have satay?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            { type: 'text', text: 'Can I have satay?' },
+          ],
+        },
       ],
       metadata: { user_id: 'u1' },
     },
@@ -92,7 +120,8 @@ async function run(c: Anthropic, request: Anthropic.MessageCreateParamsNonStream
   }
   let text = '';
   const events = await c.messages.create({ ...request, stream: true });
-  for await (const e of events) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+  for await (const e of events)
+    if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
   return text;
 }
 
@@ -103,7 +132,12 @@ describe.each(CASES)('anthropic SDK against a local server: $name', ({ request, 
     const plainBody = server.lastJson();
     const writer = new RecordingWriter();
     const events: InjectEvent[] = [];
-    const wrapped = wrapAnthropic(client, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer }, onEvent: (e) => events.push(e) });
+    const wrapped = wrapAnthropic(client, {
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      capture: { writer },
+      onEvent: (e) => events.push(e),
+    });
     const text = await run(wrapped, request, stream);
     const body = server.lastJson() as Record<string, unknown>;
     expect(text).toBe(plain);
@@ -149,7 +183,11 @@ describe('anthropic wrapper behaviour', () => {
     await client.messages.create(request);
     const plain = server.requests.at(-1)!.body;
     const events: InjectEvent[] = [];
-    const wrapped = wrapAnthropic(client, { recaller: new FixedRecaller(HITS, { fail: new Error('down') }), scope: SCOPE, onEvent: (e) => events.push(e) });
+    const wrapped = wrapAnthropic(client, {
+      recaller: new FixedRecaller(HITS, { fail: new Error('down') }),
+      scope: SCOPE,
+      onEvent: (e) => events.push(e),
+    });
     const res = await wrapped.messages.create(request);
     expect(res.id).toBe('msg_1');
     expect(server.requests.at(-1)!.body.equals(plain)).toBe(true);
@@ -158,7 +196,12 @@ describe('anthropic wrapper behaviour', () => {
 
   it('a failing capture never reaches the caller', async () => {
     const events: InjectEvent[] = [];
-    const wrapped = wrapAnthropic(client, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer: new RecordingWriter(new Error('nope')) }, onEvent: (e) => events.push(e) });
+    const wrapped = wrapAnthropic(client, {
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      capture: { writer: new RecordingWriter(new Error('nope')) },
+      onEvent: (e) => events.push(e),
+    });
     const res = await wrapped.messages.create(request);
     expect(res.id).toBe('msg_1');
     await waitFor(() => events.some((e) => e.type === 'capture-failed'));

@@ -18,7 +18,10 @@ import { waitFor } from './helpers/wait-for.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const codec = new EventStreamCodec((b) => dec.decode(b), (s) => enc.encode(s));
+const codec = new EventStreamCodec(
+  (b) => dec.decode(b),
+  (s) => enc.encode(s),
+);
 const REPLY = ['Skip ', 'the ', 'peanuts.'];
 const EVENT_STREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
 
@@ -35,7 +38,18 @@ function frame(eventType: string, body: unknown): Uint8Array {
 }
 
 const anthropicEvents = [
-  { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: null, usage: { input_tokens: 5, output_tokens: 0 } } },
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 5, output_tokens: 0 },
+    },
+  },
   { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
   ...REPLY.map((text) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
   { type: 'content_block_stop', index: 0 },
@@ -67,10 +81,21 @@ function reply(req: RecordedRequest): Reply {
     };
   }
   if (req.url.endsWith('/invoke')) {
-    return { body: JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: REPLY.join('') }], stop_reason: 'end_turn' }) };
+    return {
+      body: JSON.stringify({
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: REPLY.join('') }],
+        stop_reason: 'end_turn',
+      }),
+    };
   }
   if (req.url.endsWith('/invoke-with-response-stream')) {
-    return { headers: EVENT_STREAM, chunks: anthropicEvents.map((e) => frame('chunk', { bytes: Buffer.from(JSON.stringify(e)).toString('base64') })) };
+    return {
+      headers: EVENT_STREAM,
+      chunks: anthropicEvents.map((e) => frame('chunk', { bytes: Buffer.from(JSON.stringify(e)).toString('base64') })),
+    };
   }
   return { status: 404, body: '{}' };
 }
@@ -80,7 +105,12 @@ let client: BedrockRuntimeClient;
 
 beforeAll(async () => {
   await server.start();
-  client = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
+  client = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: server.url,
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+    maxAttempts: 1,
+  });
 });
 afterAll(async () => {
   client.destroy();
@@ -90,16 +120,27 @@ afterAll(async () => {
 const Q = 'Is pad thai fine?';
 
 const CONVERSE: Array<{ name: string; input: ConverseCommandInput; systemLength: number }> = [
-  { name: 'no system', input: { modelId: 'anthropic.claude-x', messages: [{ role: 'user', content: [{ text: Q }] }] }, systemLength: 1 },
+  {
+    name: 'no system',
+    input: { modelId: 'anthropic.claude-x', messages: [{ role: 'user', content: [{ text: Q }] }] },
+    systemLength: 1,
+  },
   {
     name: 'system with cachePoint and guardContent',
     input: {
       modelId: 'anthropic.claude-x',
-      system: [{ text: 'Stable prompt' }, { cachePoint: { type: 'default' } }, { guardContent: { text: { text: 'guarded' } } }],
+      system: [
+        { text: 'Stable prompt' },
+        { cachePoint: { type: 'default' } },
+        { guardContent: { text: { text: 'guarded' } } },
+      ],
       messages: [
         { role: 'user', content: [{ text: 'earlier' }] },
         { role: 'assistant', content: [{ text: 'ok' }] },
-        { role: 'user', content: [{ image: { format: 'png', source: { bytes: new Uint8Array([1, 2, 3]) } } }, { text: Q }] },
+        {
+          role: 'user',
+          content: [{ image: { format: 'png', source: { bytes: new Uint8Array([1, 2, 3]) } } }, { text: Q }],
+        },
       ],
       inferenceConfig: { maxTokens: 50, temperature: 0.2 },
     },
@@ -124,7 +165,12 @@ describe.each(CONVERSE)('bedrock Converse against a local server: $name', ({ inp
     const plainBody = server.lastJson();
     const writer = new RecordingWriter();
     const events: InjectEvent[] = [];
-    const wrapped = wrapBedrock(client, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer }, onEvent: (e) => events.push(e) });
+    const wrapped = wrapBedrock(client, {
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      capture: { writer },
+      onEvent: (e) => events.push(e),
+    });
     const text = await converse(wrapped, input, stream);
     const body = server.lastJson() as { system: Array<Record<string, unknown>> };
     expect(text).toBe(plain);
@@ -151,7 +197,12 @@ describe('bedrock InvokeModel with an Anthropic body', () => {
     ['string body, InvokeModel', false, JSON.stringify(body)],
     ['bytes body, InvokeModelWithResponseStream', true, enc.encode(JSON.stringify(body))],
   ] as const)('%s', async (_name, stream, raw) => {
-    const input = { modelId: 'anthropic.claude-x', contentType: 'application/json', accept: 'application/json', body: raw };
+    const input = {
+      modelId: 'anthropic.claude-x',
+      contentType: 'application/json',
+      accept: 'application/json',
+      body: raw,
+    };
     const writer = new RecordingWriter();
     const wrapped = wrapBedrock(client, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer } });
     let text = '';

@@ -11,7 +11,9 @@ const REPLY = ['Try ', 'a sesame ', 'dressing.'];
 
 function chunk(text: string, last: boolean): unknown {
   return {
-    candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+    candidates: [
+      { content: { role: 'model', parts: [{ text }] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) },
+    ],
     usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 },
     modelVersion: 'gemini-x',
   };
@@ -51,7 +53,11 @@ const CASES: Array<{ name: string; params: GenerateContentParameters; query?: st
   },
   {
     name: 'systemInstruction as Content with several parts',
-    params: { model: 'gemini-x', contents: [{ role: 'user', parts: [{ text: Q }] }], config: { systemInstruction: { parts: [{ text: 'Rule 1' }, { text: 'Rule 2' }] } } },
+    params: {
+      model: 'gemini-x',
+      contents: [{ role: 'user', parts: [{ text: Q }] }],
+      config: { systemInstruction: { parts: [{ text: 'Rule 1' }, { text: 'Rule 2' }] } },
+    },
   },
   {
     name: 'systemInstruction as Part[]',
@@ -73,7 +79,12 @@ describe.each(CASES)('@google/genai against a local server: $name', ({ params, q
     const plainReq = server.requests.at(-1)!;
     const writer = new RecordingWriter();
     const events: InjectEvent[] = [];
-    const wrapped = wrapGoogleGenAI(ai, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer }, onEvent: (e) => events.push(e) });
+    const wrapped = wrapGoogleGenAI(ai, {
+      recaller: new FixedRecaller(HITS),
+      scope: SCOPE,
+      capture: { writer },
+      onEvent: (e) => events.push(e),
+    });
     const text = await run(wrapped, params, stream);
     const req = server.requests.at(-1)!;
     const body = req.json as { systemInstruction?: { parts: Array<{ text?: string }> } };
@@ -82,7 +93,9 @@ describe.each(CASES)('@google/genai against a local server: $name', ({ params, q
     expect(text).toBe(REPLY.join(''));
     expect(countBlocks(body)).toBe(1);
     // The block is appended to the first text part of the system instruction.
-    expect(body.systemInstruction?.parts[0]?.text).toMatch(/<engram_context>\n[\s\S]*User is allergic to peanuts[\s\S]*<\/engram_context>$/);
+    expect(body.systemInstruction?.parts[0]?.text).toMatch(
+      /<engram_context>\n[\s\S]*User is allergic to peanuts[\s\S]*<\/engram_context>$/,
+    );
     const stripped = stripBlock(body) as Record<string, unknown>;
     if (params.config === undefined) {
       // The SDK sends `generationConfig: {}` whenever `config` exists; it had none before.
@@ -114,7 +127,10 @@ describe('google wrapper behaviour', () => {
     let streamed = '';
     for await (const c of await chat.sendMessageStream({ message: Q })) streamed += c.text ?? '';
     expect(streamed).toBe(REPLY.join(''));
-    const body = server.lastJson() as { contents: Array<{ role: string; parts: Array<{ text: string }> }>; systemInstruction: { parts: Array<{ text: string }> } };
+    const body = server.lastJson() as {
+      contents: Array<{ role: string; parts: Array<{ text: string }> }>;
+      systemInstruction: { parts: Array<{ text: string }> };
+    };
     expect(countBlocks(body)).toBe(1);
     expect(body.systemInstruction.parts[0]?.text).toMatch(/^Be a chef\.\n\n<engram_context>/);
     expect(body.contents.map((c) => c.parts[0]?.text)).toEqual(['First question?', REPLY.join(''), Q]);

@@ -29,7 +29,14 @@ function chatReply(req: RecordedRequest): Reply {
       object: 'chat.completion',
       created: 1,
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: REPLY.join(''), refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: REPLY.join(''), refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
     }),
   };
@@ -43,7 +50,18 @@ function responsesReply(req: RecordedRequest): Reply {
     created_at: 1,
     status,
     model: body.model,
-    output: text === '' ? [] : [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    output:
+      text === ''
+        ? []
+        : [
+            {
+              type: 'message',
+              id: 'msg_1',
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text, annotations: [] }],
+            },
+          ],
     usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 },
   });
   if (body.stream === true) {
@@ -51,20 +69,60 @@ function responsesReply(req: RecordedRequest): Reply {
     return {
       headers: SSE_HEADERS,
       chunks: [
-        sse({ type: 'response.created', sequence_number: seq++, response: response('in_progress', '') }, 'response.created'),
         sse(
-          { type: 'response.output_item.added', sequence_number: seq++, output_index: 0, item: { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [] } },
+          { type: 'response.created', sequence_number: seq++, response: response('in_progress', '') },
+          'response.created',
+        ),
+        sse(
+          {
+            type: 'response.output_item.added',
+            sequence_number: seq++,
+            output_index: 0,
+            item: { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [] },
+          },
           'response.output_item.added',
         ),
         sse(
-          { type: 'response.content_part.added', sequence_number: seq++, item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+          {
+            type: 'response.content_part.added',
+            sequence_number: seq++,
+            item_id: 'msg_1',
+            output_index: 0,
+            content_index: 0,
+            part: { type: 'output_text', text: '', annotations: [] },
+          },
           'response.content_part.added',
         ),
         ...REPLY.map((delta) =>
-          sse({ type: 'response.output_text.delta', sequence_number: seq++, item_id: 'msg_1', output_index: 0, content_index: 0, delta, logprobs: [] }, 'response.output_text.delta'),
+          sse(
+            {
+              type: 'response.output_text.delta',
+              sequence_number: seq++,
+              item_id: 'msg_1',
+              output_index: 0,
+              content_index: 0,
+              delta,
+              logprobs: [],
+            },
+            'response.output_text.delta',
+          ),
         ),
-        sse({ type: 'response.output_text.done', sequence_number: seq++, item_id: 'msg_1', output_index: 0, content_index: 0, text: REPLY.join(''), logprobs: [] }, 'response.output_text.done'),
-        sse({ type: 'response.completed', sequence_number: seq++, response: response('completed', REPLY.join('')) }, 'response.completed'),
+        sse(
+          {
+            type: 'response.output_text.done',
+            sequence_number: seq++,
+            item_id: 'msg_1',
+            output_index: 0,
+            content_index: 0,
+            text: REPLY.join(''),
+            logprobs: [],
+          },
+          'response.output_text.done',
+        ),
+        sse(
+          { type: 'response.completed', sequence_number: seq++, response: response('completed', REPLY.join('')) },
+          'response.completed',
+        ),
       ],
     };
   }
@@ -95,13 +153,25 @@ const CASES: Case[] = [
   {
     name: 'chat, no system message',
     api: 'chat',
-    request: { model: 'gpt-x', messages: [{ role: 'user', content: 'What should I cook?' }], temperature: 0.3, user: 'u1' },
+    request: {
+      model: 'gpt-x',
+      messages: [{ role: 'user', content: 'What should I cook?' }],
+      temperature: 0.3,
+      user: 'u1',
+    },
     where: (b) => (b['messages'] as Array<{ role: string; content: string }>)[0],
   },
   {
     name: 'chat, system string',
     api: 'chat',
-    request: { model: 'gpt-x', messages: [{ role: 'system', content: 'You are a chef.' }, { role: 'user', content: 'What should I cook?' }], max_completion_tokens: 50 },
+    request: {
+      model: 'gpt-x',
+      messages: [
+        { role: 'system', content: 'You are a chef.' },
+        { role: 'user', content: 'What should I cook?' },
+      ],
+      max_completion_tokens: 50,
+    },
     where: (b) => (b['messages'] as Array<{ content: string }>)[0]?.content,
   },
   {
@@ -111,7 +181,13 @@ const CASES: Case[] = [
       model: 'gpt-x',
       messages: [
         { role: 'developer', content: [{ type: 'text', text: 'Dev rules' }] },
-        { role: 'user', content: [{ type: 'text', text: 'What is this dish?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this dish?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ],
+        },
       ],
     },
     query: 'What is this dish?',
@@ -126,7 +202,11 @@ const CASES: Case[] = [
   {
     name: 'responses, items and instructions',
     api: 'responses',
-    request: { model: 'gpt-x', instructions: 'Be brief.', input: [{ role: 'user', content: [{ type: 'input_text', text: 'What should I cook?' }] }] },
+    request: {
+      model: 'gpt-x',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'What should I cook?' }] }],
+    },
     where: (b) => b['instructions'],
   },
 ];
@@ -137,7 +217,10 @@ async function call(c: OpenAI, api: Api, request: Record<string, unknown>, strea
     const params = body as unknown as OpenAI.Chat.ChatCompletionCreateParams;
     if (stream) {
       let text = '';
-      for await (const chunk of (await c.chat.completions.create(params)) as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of (await c.chat.completions.create(
+        params,
+      )) as AsyncIterable<OpenAI.Chat.ChatCompletionChunk>)
+        text += chunk.choices[0]?.delta.content ?? '';
       return text;
     }
     return ((await c.chat.completions.create(params)) as OpenAI.Chat.ChatCompletion).choices[0]?.message.content ?? '';
@@ -145,7 +228,9 @@ async function call(c: OpenAI, api: Api, request: Record<string, unknown>, strea
   const params = body as unknown as OpenAI.Responses.ResponseCreateParams;
   if (stream) {
     let text = '';
-    for await (const event of (await c.responses.create(params)) as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) {
+    for await (const event of (await c.responses.create(
+      params,
+    )) as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) {
       if (event.type === 'response.output_text.delta') text += event.delta;
     }
     return text;
@@ -154,30 +239,40 @@ async function call(c: OpenAI, api: Api, request: Record<string, unknown>, strea
 }
 
 describe.each(CASES)('openai SDK against a local server: $name', ({ api, request, where, query }) => {
-  it.each([false, true])('stream=%s: block in place, every other byte as sent unwrapped, reply unchanged and captured', async (stream) => {
-    const frozen = structuredClone(request);
-    const plainText = await call(client, api, request, stream);
-    const plainBody = server.lastJson();
+  it.each([false, true])(
+    'stream=%s: block in place, every other byte as sent unwrapped, reply unchanged and captured',
+    async (stream) => {
+      const frozen = structuredClone(request);
+      const plainText = await call(client, api, request, stream);
+      const plainBody = server.lastJson();
 
-    const writer = new RecordingWriter();
-    const events: InjectEvent[] = [];
-    const wrapped = wrapOpenAI(client, { recaller: new FixedRecaller(HITS), scope: SCOPE, capture: { writer }, onEvent: (e) => events.push(e) });
-    const wrappedText = await call(wrapped, api, request, stream);
-    const wrappedBody = server.lastJson() as Record<string, unknown>;
+      const writer = new RecordingWriter();
+      const events: InjectEvent[] = [];
+      const wrapped = wrapOpenAI(client, {
+        recaller: new FixedRecaller(HITS),
+        scope: SCOPE,
+        capture: { writer },
+        onEvent: (e) => events.push(e),
+      });
+      const wrappedText = await call(wrapped, api, request, stream);
+      const wrappedBody = server.lastJson() as Record<string, unknown>;
 
-    expect(wrappedText).toBe(plainText);
-    expect(wrappedText).toBe(REPLY.join(''));
-    expect(countBlocks(wrappedBody)).toBe(1);
-    expect(JSON.stringify(where(wrappedBody))).toContain('- User is allergic to peanuts. Stated at 2026-05-01 09:30');
-    expect(stripBlock(wrappedBody)).toEqual(plainBody);
-    expect(request).toEqual(frozen);
-    expect(events[0]).toMatchObject({ type: 'injected', provider: api === 'chat' ? 'openai-chat' : 'openai-responses' });
+      expect(wrappedText).toBe(plainText);
+      expect(wrappedText).toBe(REPLY.join(''));
+      expect(countBlocks(wrappedBody)).toBe(1);
+      expect(JSON.stringify(where(wrappedBody))).toContain('- User is allergic to peanuts. Stated at 2026-05-01 09:30');
+      expect(stripBlock(wrappedBody)).toEqual(plainBody);
+      expect(request).toEqual(frozen);
+      expect(events[0]).toMatchObject({
+        type: 'injected',
+        provider: api === 'chat' ? 'openai-chat' : 'openai-responses',
+      });
 
-    await waitFor(() => writer.batches.length === 1);
-    expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual([query ?? 'What should I cook?', REPLY.join('')]);
-  });
+      await waitFor(() => writer.batches.length === 1);
+      expect(writer.batches[0]?.inputs.map((i) => i.text)).toEqual([query ?? 'What should I cook?', REPLY.join('')]);
+    },
+  );
 });
-
 
 describe('openai wrapper behaviour', () => {
   const request = { model: 'gpt-x', messages: [{ role: 'user' as const, content: 'What should I cook?' }] };
@@ -194,7 +289,12 @@ describe('openai wrapper behaviour', () => {
     await client.chat.completions.create(request);
     const plain = server.requests.at(-1)!.body;
     const events: InjectEvent[] = [];
-    const wrapped = wrapOpenAI(client, { recaller: new FixedRecaller(HITS, { delayMs: 3000 }), scope: SCOPE, budgetMs: 40, onEvent: (e) => events.push(e) });
+    const wrapped = wrapOpenAI(client, {
+      recaller: new FixedRecaller(HITS, { delayMs: 3000 }),
+      scope: SCOPE,
+      budgetMs: 40,
+      onEvent: (e) => events.push(e),
+    });
     const started = performance.now();
     const res = await wrapped.chat.completions.create(request);
     expect(performance.now() - started).toBeLessThan(1500);
@@ -270,7 +370,10 @@ describe('openai wrapper behaviour', () => {
 
   it('scope per call from the request (user field)', async () => {
     const recaller = new FixedRecaller(HITS);
-    const wrapped = wrapOpenAI(client, { recaller, scope: (r) => ({ tenant: 't', user: (r as { user?: string }).user ?? 'anon' }) });
+    const wrapped = wrapOpenAI(client, {
+      recaller,
+      scope: (r) => ({ tenant: 't', user: (r as { user?: string }).user ?? 'anon' }),
+    });
     await wrapped.chat.completions.create({ ...request, user: 'alice' });
     await wrapped.chat.completions.create({ ...request, user: 'bob' });
     expect(recaller.calls.map((c) => c.options.scope.user)).toEqual(['alice', 'bob']);

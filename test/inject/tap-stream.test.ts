@@ -58,8 +58,19 @@ describe('tapAsyncIterator', () => {
 
   it('a throwing tap never disturbs the stream', async () => {
     const out: number[] = [];
-    const tap = { onChunk: () => { throw new Error('tap'); }, onEnd: () => { throw new Error('tap'); } };
-    for await (const v of tapAsyncIterable({ [Symbol.asyncIterator]: () => source(3, [])[Symbol.asyncIterator]() }, tap)) out.push(v);
+    const tap = {
+      onChunk: () => {
+        throw new Error('tap');
+      },
+      onEnd: () => {
+        throw new Error('tap');
+      },
+    };
+    for await (const v of tapAsyncIterable(
+      { [Symbol.asyncIterator]: () => source(3, [])[Symbol.asyncIterator]() },
+      tap,
+    ))
+      out.push(v);
     expect(out).toEqual([0, 1, 2]);
   });
 });

@@ -24,14 +24,19 @@ export const aiSdkPrompt: ProviderAdapter = {
     if (!isRecord(request)) return null;
     const prompt = asArray(request['prompt']);
     if (prompt === null) return null;
-    return lastUserText(prompt, (m) => m['role'] === 'user', (m) => partsText(m['content']));
+    return lastUserText(
+      prompt,
+      (m) => m['role'] === 'user',
+      (m) => partsText(m['content']),
+    );
   },
   injectBlock<R>(request: R, block: string): R {
     if (!isRecord(request)) return request;
     const prompt = asArray(request['prompt']);
     if (prompt === null) return request;
     let at = 0;
-    while (at < prompt.length && isRecord(prompt[at]) && (prompt[at] as Record<string, unknown>)['role'] === 'system') at += 1;
+    while (at < prompt.length && isRecord(prompt[at]) && (prompt[at] as Record<string, unknown>)['role'] === 'system')
+      at += 1;
     const next = [...prompt.slice(0, at), { role: 'system', content: block }, ...prompt.slice(at)];
     return { ...request, prompt: next } as R;
   },

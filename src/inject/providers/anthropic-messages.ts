@@ -17,7 +17,11 @@ export function anthropicExtractQuery(request: unknown): string | null {
   if (!isRecord(request)) return null;
   const messages = asArray(request['messages']);
   if (messages === null) return null;
-  return lastUserText(messages, (m) => m['role'] === 'user', (m) => contentText(m['content']));
+  return lastUserText(
+    messages,
+    (m) => m['role'] === 'user',
+    (m) => contentText(m['content']),
+  );
 }
 
 /** Appends the block to an Anthropic Messages body (also used for Bedrock InvokeModel bodies). */

@@ -28,7 +28,11 @@ export const bedrockConverse: ProviderAdapter = {
     if (!isRecord(request)) return null;
     const messages = asArray(request['messages']);
     if (messages === null) return null;
-    return lastUserText(messages, (m) => m['role'] === 'user', (m) => blocksText(m['content']));
+    return lastUserText(
+      messages,
+      (m) => m['role'] === 'user',
+      (m) => blocksText(m['content']),
+    );
   },
   injectBlock<R>(request: R, block: string): R {
     if (!isRecord(request)) return request;

@@ -1,6 +1,11 @@
 import type { ProviderAdapter } from './provider-adapter.js';
 import { isRecord } from './json-guards.js';
-import { anthropicExtractQuery, anthropicInjectBlock, anthropicReplyText, anthropicStreamDeltaText } from './anthropic-messages.js';
+import {
+  anthropicExtractQuery,
+  anthropicInjectBlock,
+  anthropicReplyText,
+  anthropicStreamDeltaText,
+} from './anthropic-messages.js';
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();

@@ -28,7 +28,10 @@ function appendToParts(parts: readonly unknown[], block: string): unknown[] {
     return next;
   }
   const part = next[index];
-  next[index] = typeof part === 'string' ? appendText(part, block) : { ...(part as JsonRecord), text: appendText((part as JsonRecord)['text'] as string, block) };
+  next[index] =
+    typeof part === 'string'
+      ? appendText(part, block)
+      : { ...(part as JsonRecord), text: appendText((part as JsonRecord)['text'] as string, block) };
   return next;
 }
 
@@ -40,7 +43,8 @@ function appendToInstruction(instruction: unknown, block: string): unknown {
   if (parts !== null) return appendToParts(parts, block);
   if (isContent(instruction)) return { ...instruction, parts: appendToParts(instruction['parts'] as unknown[], block) };
   if (isRecord(instruction)) {
-    if (typeof instruction['text'] === 'string') return { ...instruction, text: appendText(instruction['text'], block) };
+    if (typeof instruction['text'] === 'string')
+      return { ...instruction, text: appendText(instruction['text'], block) };
     return [instruction, { text: block }];
   }
   return null;
@@ -63,7 +67,8 @@ export const googleGenai: ProviderAdapter = {
     if (typeof contents === 'string') return joinTexts([contents]);
     const list = asArray(contents);
     if (list !== null) {
-      if (list.length > 0 && list.every(isContent)) return lastUserText(list, isUserContent, (c) => partsText(c['parts'] as unknown[]));
+      if (list.length > 0 && list.every(isContent))
+        return lastUserText(list, isUserContent, (c) => partsText(c['parts'] as unknown[]));
       return partsText(list.filter((p) => !isContent(p)));
     }
     if (isContent(contents)) return isUserContent(contents) ? partsText(contents['parts'] as unknown[]) : null;
@@ -73,7 +78,10 @@ export const googleGenai: ProviderAdapter = {
   injectBlock<R>(request: R, block: string): R {
     if (!isRecord(request)) return request;
     const config = request['config'];
-    if (!(isRecord(config) && config['systemInstruction'] !== undefined) && request['systemInstruction'] !== undefined) {
+    if (
+      !(isRecord(config) && config['systemInstruction'] !== undefined) &&
+      request['systemInstruction'] !== undefined
+    ) {
       const top = appendToInstruction(request['systemInstruction'], block);
       return top === null ? request : ({ ...request, systemInstruction: top } as R);
     }

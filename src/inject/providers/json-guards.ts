@@ -21,7 +21,11 @@ export function appendText(existing: string, block: string): string {
 }
 
 /** Walks `items` from the end and returns the first non-null text `read` gives for a user item. */
-export function lastUserText(items: readonly unknown[], isUser: (item: JsonRecord) => boolean, read: (item: JsonRecord) => string | null): string | null {
+export function lastUserText(
+  items: readonly unknown[],
+  isUser: (item: JsonRecord) => boolean,
+  read: (item: JsonRecord) => string | null,
+): string | null {
   for (let i = items.length - 1; i >= 0; i -= 1) {
     const item = items[i];
     if (!isRecord(item) || !isUser(item)) continue;

@@ -34,7 +34,11 @@ export const openaiChat: ProviderAdapter = {
     if (!isRecord(request)) return null;
     const messages = asArray(request['messages']);
     if (messages === null) return null;
-    return lastUserText(messages, (m) => m['role'] === 'user', (m) => partsText(m['content'], 'text'));
+    return lastUserText(
+      messages,
+      (m) => m['role'] === 'user',
+      (m) => partsText(m['content'], 'text'),
+    );
   },
   injectBlock<R>(request: R, block: string): R {
     if (!isRecord(request)) return request;

@@ -41,12 +41,14 @@ export const openaiResponses: ProviderAdapter = {
   replyText(response) {
     if (!isRecord(response)) return null;
     const output = asArray(response['output']);
-    if (output === null) return typeof response['output_text'] === 'string' ? joinTexts([response['output_text']]) : null;
+    if (output === null)
+      return typeof response['output_text'] === 'string' ? joinTexts([response['output_text']]) : null;
     const texts: string[] = [];
     for (const item of output) {
       if (!isRecord(item) || item['type'] !== 'message') continue;
       for (const part of asArray(item['content']) ?? []) {
-        if (isRecord(part) && part['type'] === 'output_text' && typeof part['text'] === 'string') texts.push(part['text']);
+        if (isRecord(part) && part['type'] === 'output_text' && typeof part['text'] === 'string')
+          texts.push(part['text']);
       }
     }
     return joinTexts(texts);

@@ -16,7 +16,10 @@ export interface EngramLanguageModelMiddleware<V extends AiSdkSpecificationVersi
   readonly specificationVersion: V;
   transformParams(options: { type: 'generate' | 'stream'; params: object }): PromiseLike<object>;
   wrapGenerate(options: { doGenerate: () => PromiseLike<object>; params: object }): PromiseLike<object>;
-  wrapStream(options: { doStream: () => PromiseLike<{ stream: ReadableStream<unknown> }>; params: object }): PromiseLike<object>;
+  wrapStream(options: {
+    doStream: () => PromiseLike<{ stream: ReadableStream<unknown> }>;
+    params: object;
+  }): PromiseLike<object>;
 }
 
 /** Options of {@link engramMiddleware}. */
@@ -33,8 +36,12 @@ export type EngramMiddlewareOptions<V extends AiSdkSpecificationVersion> = Wrapp
  * @example
  * const model = wrapLanguageModel({ model: openai('gpt-4.1'), middleware: engramMiddleware({ recaller: engram, scope }) });
  */
-export function engramMiddleware(options: EngramMiddlewareOptions<'v3'> & { specificationVersion?: 'v3' | undefined }): LanguageModelV3Middleware;
-export function engramMiddleware(options: EngramMiddlewareOptions<'v4'> & { specificationVersion: 'v4' }): EngramLanguageModelMiddleware<'v4'>;
+export function engramMiddleware(
+  options: EngramMiddlewareOptions<'v3'> & { specificationVersion?: 'v3' | undefined },
+): LanguageModelV3Middleware;
+export function engramMiddleware(
+  options: EngramMiddlewareOptions<'v4'> & { specificationVersion: 'v4' },
+): EngramLanguageModelMiddleware<'v4'>;
 export function engramMiddleware(
   options: EngramMiddlewareOptions<AiSdkSpecificationVersion>,
 ): LanguageModelV3Middleware | EngramLanguageModelMiddleware<'v4'> {

@@ -16,7 +16,12 @@ interface CommandLike {
 type CommandConstructor = new (input: unknown) => CommandLike;
 
 function isCommand(value: unknown): value is CommandLike {
-  return typeof value === 'object' && value !== null && 'input' in value && typeof (value as { constructor?: unknown }).constructor === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'input' in value &&
+    typeof (value as { constructor?: unknown }).constructor === 'function'
+  );
 }
 
 /** Converse / ConverseStream inputs have `messages`; InvokeModel* inputs have `body`. */
@@ -39,7 +44,11 @@ function withInput(command: CommandLike, input: unknown): CommandLike {
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }
 
 /**
@@ -56,7 +65,8 @@ export function wrapBedrock<C extends object>(client: C, options: WrapperOptions
   return interceptClient(client, {
     send: (original, args) => {
       const [command, ...rest] = args;
-      if (injector.passThrough || !isCommand(command) || rest.some((a) => typeof a === 'function')) return original(...args);
+      if (injector.passThrough || !isCommand(command) || rest.some((a) => typeof a === 'function'))
+        return original(...args);
       const adapter = adapterFor(command.input);
       if (adapter === null) return original(...args);
       return injector.prepare(adapter, command.input).then(async (call: PreparedCall<unknown>) => {

@@ -79,9 +79,14 @@ export class DeferredApiPromise<T> extends Promise<T> {
     return new DeferredApiPromise(
       this.#pending.then((call) => {
         if (!hasMethod(call.value, '_thenUnwrap')) {
-          return { value: Promise.resolve(call.value).then((d) => transform(call.observe(d), undefined)), observe: (d: unknown) => d };
+          return {
+            value: Promise.resolve(call.value).then((d) => transform(call.observe(d), undefined)),
+            observe: (d: unknown) => d,
+          };
         }
-        const value = (call.value as unknown as ApiPromiseLike)._thenUnwrap((data, props) => transform(call.observe(data), props));
+        const value = (call.value as unknown as ApiPromiseLike)._thenUnwrap((data, props) =>
+          transform(call.observe(data), props),
+        );
         return { value, observe: (d: unknown) => d };
       }),
     );

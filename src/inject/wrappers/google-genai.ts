@@ -15,23 +15,27 @@ import { toInjector, type WrapperOptions } from './wrapper-options.js';
  */
 export function wrapGoogleGenAI<C extends object>(client: C, options: WrapperOptions): C {
   const injector = toInjector(options);
-  return interceptClient(client, {
-    'models.generateContent': (original, args) => {
-      if (injector.passThrough) return original(...args);
-      const [params, ...rest] = args;
-      return injector.prepare(googleGenai, params).then(async (call) => {
-        const response = await original(call.request, ...rest);
-        injector.captureResponse(googleGenai, call, response);
-        return response;
-      });
+  return interceptClient(
+    client,
+    {
+      'models.generateContent': (original, args) => {
+        if (injector.passThrough) return original(...args);
+        const [params, ...rest] = args;
+        return injector.prepare(googleGenai, params).then(async (call) => {
+          const response = await original(call.request, ...rest);
+          injector.captureResponse(googleGenai, call, response);
+          return response;
+        });
+      },
+      'models.generateContentStream': (original, args) => {
+        if (injector.passThrough) return original(...args);
+        const [params, ...rest] = args;
+        return injector.prepare(googleGenai, params).then(async (call) => {
+          const stream = (await original(call.request, ...rest)) as AsyncGenerator<unknown>;
+          return tapAsyncIterator(stream, injector.streamTap(googleGenai, call));
+        });
+      },
     },
-    'models.generateContentStream': (original, args) => {
-      if (injector.passThrough) return original(...args);
-      const [params, ...rest] = args;
-      return injector.prepare(googleGenai, params).then(async (call) => {
-        const stream = (await original(call.request, ...rest)) as AsyncGenerator<unknown>;
-        return tapAsyncIterator(stream, injector.streamTap(googleGenai, call));
-      });
-    },
-  }, { 'chats.modelsModule': 'models' });
+    { 'chats.modelsModule': 'models' },
+  );
 }

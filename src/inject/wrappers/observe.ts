@@ -22,7 +22,11 @@ function isStainlessStream(value: unknown): value is StainlessStream {
  * this call and belongs to no one else yet, so `for await`, `tee()` and `toReadableStream()` all
  * feed capture without delaying a chunk; anything else is a complete response and is captured.
  */
-export function observeOnce(injector: Injector, adapter: ProviderAdapter, call: PreparedCall<unknown>): (data: unknown) => unknown {
+export function observeOnce(
+  injector: Injector,
+  adapter: ProviderAdapter,
+  call: PreparedCall<unknown>,
+): (data: unknown) => unknown {
   let seen = false;
   return (data) => {
     if (seen) return data;

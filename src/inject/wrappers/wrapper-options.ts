@@ -4,5 +4,7 @@ import { createInjector, type Injector, type InjectorOptions } from '../injector
 export type WrapperOptions = InjectorOptions | Injector;
 
 export function toInjector(options: WrapperOptions): Injector {
-  return 'prepare' in options && typeof options.prepare === 'function' ? options : createInjector(options as InjectorOptions);
+  return 'prepare' in options && typeof options.prepare === 'function'
+    ? options
+    : createInjector(options as InjectorOptions);
 }

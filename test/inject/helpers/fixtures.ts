@@ -37,7 +37,15 @@ export function hit(m: Memory, score = 0.8): Hit {
   return {
     memory: m,
     score,
-    explanation: { channels: ['dense'], cosine: score, bm25: 0, bm25Raw: 0, denseWeight: 0.85, lexicalWeight: 0.15, fused: score },
+    explanation: {
+      channels: ['dense'],
+      cosine: score,
+      bm25: 0,
+      bm25Raw: 0,
+      denseWeight: 0.85,
+      lexicalWeight: 0.15,
+      fused: score,
+    },
   };
 }
 
@@ -94,6 +102,9 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const PEANUTS = memory('User is allergic to peanuts', { statedAt: '2026-05-01T09:30:00Z', summary: 'Food allergies' });
+export const PEANUTS = memory('User is allergic to peanuts', {
+  statedAt: '2026-05-01T09:30:00Z',
+  summary: 'Food allergies',
+});
 export const SPICY = memory('User prefers spicy food', { statedAt: null, createdAt: '2026-06-12T18:05:59Z' });
 export const HITS = [hit(PEANUTS, 0.9), hit(SPICY, 0.7)];

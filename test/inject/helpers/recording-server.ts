@@ -1,5 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import {
+  createServer as createHttp2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type Http2Session,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -68,7 +73,10 @@ export class RecordingServer {
     return this.requests.at(-1)?.json;
   }
 
-  private async handle(req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): Promise<void> {
+  private async handle(
+    req: IncomingMessage | Http2ServerRequest,
+    res: ServerResponse | Http2ServerResponse,
+  ): Promise<void> {
     const parts: Buffer[] = [];
     for await (const chunk of req) parts.push(chunk as Buffer);
     const body = Buffer.concat(parts);
@@ -78,7 +86,13 @@ export class RecordingServer {
     } catch {
       json = undefined;
     }
-    const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body,
+      json,
+    };
     this.requests.push(recorded);
     const reply = this.respond(recorded);
     // Both response kinds share this API; the union's overloads are not callable as one.
