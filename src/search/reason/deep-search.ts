@@ -45,15 +45,18 @@ export async function deepSearch<T extends { memory: Memory; score: number }>(
   const stages: DeepStage[] = [];
   const errors: string[] = [];
   for (let stage = 1; stage <= maxStages; stage++) {
+    const record: DeepStage = { stage, canAnswer: false, phrases: [] };
+    stages.push(record);
     try {
       const verdict = await judgeStage(llm, query, hits.slice(0, window).map((h) => h.memory), { signal: options.signal });
-      stages.push({ stage, canAnswer: verdict.canAnswer, phrases: verdict.phrases });
+      record.canAnswer = verdict.canAnswer;
+      record.phrases = verdict.phrases;
       if (verdict.canAnswer || verdict.phrases.length === 0) break;
       const found = await Promise.all(verdict.phrases.map((p) => retrieve(p, stage)));
       hits = merge([hits, ...found]);
     } catch (error: unknown) {
       const message = error instanceof Error ? error.message : String(error);
-      stages.push({ stage, canAnswer: false, phrases: [], error: message });
+      record.error = message;
       errors.push(`stage ${stage}: ${message}`);
     }
   }
