@@ -39,6 +39,11 @@ runStoreConformance('sqlite (:memory:)', async () => {
   return { store, cleanup: () => store.close() };
 });
 
+runStoreConformance('sqlite (:memory:, int8 pre-selection from the first row)', async () => {
+  const store = createSqliteStore({ path: ':memory:', vectorQuantizeAbove: 0 });
+  return { store, cleanup: () => store.close() };
+});
+
 runStoreConformance('sqlite (:memory:, no vector cache)', async () => {
   const store = createSqliteStore({ path: ':memory:', vectorCache: false });
   return { store, cleanup: () => store.close() };
@@ -331,8 +336,11 @@ describe('SQLite store', () => {
     ).toBe(5);
   });
 
-  it('keeps FTS5, tags and the vector cache consistent through random writes', async () => {
-    const store = openStore();
+  it.each([
+    ['float32 scan', Infinity],
+    ['int8 pre-selection', 0],
+  ])('keeps FTS5, tags and the vector cache consistent through random writes (%s)', async (_label, quantizeAbove) => {
+    const store = openStore({ vectorQuantizeAbove: quantizeAbove });
     const random = seededRandom(77);
     const words = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig', 'grape', '花生', 'café', 'москва'];
     const model = new Map<

@@ -43,6 +43,8 @@ export interface VectorCacheOptions {
   maxBytes: number;
   /** When more changes than this arrive at once for a tenant, its partitions are reloaded lazily instead of patched. */
   reloadAbove: number;
+  /** Partitions with at least this many rows pre-select candidates with an int8 copy. */
+  quantizeAbove: number;
 }
 
 function metaOf(row: VectorRow): SlotMeta {
@@ -206,16 +208,18 @@ export class VectorCache {
     const countSql = `SELECT count(*) AS n FROM memories
       WHERE tenant = ? AND embed_model = ? AND embed_dim = ? ${allUsers ? '' : 'AND user_id = ?'} AND vector IS NOT NULL`;
     const n = (this.db.prepare(countSql).get(...params) as { n: number }).n;
-    const partition = new VectorPartition(dim, Math.max(n, 16));
-    for (const row of this.db.prepare(sql).iterate(...params) as IterableIterator<VectorRow>) {
-      if (row.vector === null) continue;
-      const vector = blobVector(row.vector, dim);
-      if (vector === null) {
-        this.corruptSkipped++;
-        continue;
+    const partition = new VectorPartition(dim, Math.max(n, 16), { quantizeAbove: this.options.quantizeAbove });
+    partition.bulkLoad(() => {
+      for (const row of this.db.prepare(sql).iterate(...params) as IterableIterator<VectorRow>) {
+        if (row.vector === null) continue;
+        const vector = blobVector(row.vector, dim);
+        if (vector === null) {
+          this.corruptSkipped++;
+          continue;
+        }
+        partition.upsert(row.id, metaOf(row), vector);
       }
-      partition.upsert(row.id, metaOf(row), vector);
-    }
+    });
     return partition;
   }
 

@@ -37,23 +37,44 @@ export function writeNormalized(target: Float32Array, offset: number, source: Fl
   return true;
 }
 
+/** Options of a {@link VectorPartition}. */
+export interface VectorPartitionOptions {
+  /**
+   * From this many rows on, a int8 copy of the unit vectors is kept and scanned first (4x less
+   * memory traffic); the best candidates are then re-scored exactly from the float32 vectors.
+   * `Infinity` disables it.
+   */
+  quantizeAbove: number;
+}
+
 /**
  * The vectors of one (tenant, embedding model, dim, user-or-all) partition, unit-normalised in
  * one contiguous Float32Array so a query is one native SIMD scan (usearch exact search, inner
  * product = cosine). Removal swaps the last row into the hole, so the array stays dense.
+ *
+ * Large partitions also keep an int8 copy (scale = 127 / largest absolute component, so nothing
+ * is ever clipped). The int8 scan selects `max(4 * (limit + 8), limit + 72)` candidates, which are
+ * re-scored in float64 from the float32 vectors: the returned order and cosines are exact
+ * whenever the true top-`limit` is among those candidates (the benchmark measures how often).
  */
 export class VectorPartition {
   readonly dim: number;
+  private readonly quantizeAbove: number;
   private data: Float32Array;
+  private q8: Int8Array | null = null;
+  private q8Scale = 0;
+  private maxAbs = 0;
   private ids: string[] = [];
   private metas: SlotMeta[] = [];
   private readonly slotOf = new Map<string, number>();
   private readonly statusCounts = new Map<string, number>();
+  private bulk = false;
   /** Monotonic use counter for LRU eviction. */
   lastUsed = 0;
 
-  constructor(dim: number, capacity = 64) {
+  constructor(dim: number, capacity = 64, options: VectorPartitionOptions = { quantizeAbove: Infinity }) {
     this.dim = dim;
+    this.quantizeAbove = options.quantizeAbove;
     this.data = new Float32Array(Math.max(1, capacity) * dim);
   }
 
@@ -61,9 +82,14 @@ export class VectorPartition {
     return this.ids.length;
   }
 
+  /** True when searches pre-select candidates with the int8 copy. */
+  get quantized(): boolean {
+    return this.q8 !== null;
+  }
+
   /** Approximate heap bytes held. */
   get bytes(): number {
-    return this.data.byteLength + this.ids.length * 160;
+    return this.data.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160;
   }
 
   /** Statuses present among the cached rows. */
@@ -90,6 +116,11 @@ export class VectorPartition {
         const grown = new Float32Array(Math.max(this.data.length * 2, (slot + 1) * this.dim));
         grown.set(this.data);
         this.data = grown;
+        if (this.q8 !== null) {
+          const grownQ = new Int8Array(grown.length);
+          grownQ.set(this.q8);
+          this.q8 = grownQ;
+        }
       }
       this.ids.push(id);
       this.metas.push(meta);
@@ -99,7 +130,46 @@ export class VectorPartition {
       this.metas[slot] = meta;
     }
     this.countStatus(meta.status, 1);
-    if (!writeNormalized(this.data, slot * this.dim, vector)) this.remove(id);
+    if (!writeNormalized(this.data, slot * this.dim, vector)) {
+      this.remove(id);
+      return;
+    }
+    let rowMax = 0;
+    for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
+      rowMax = Math.max(rowMax, Math.abs(this.data[i] as number));
+    if (rowMax > this.maxAbs) {
+      this.maxAbs = rowMax;
+      if (this.q8 !== null) this.buildQ8();
+    }
+    if (this.q8 === null) {
+      if (!this.bulk && this.ids.length >= this.quantizeAbove) this.buildQ8();
+    } else {
+      this.quantizeRow(slot);
+    }
+  }
+
+  /** Runs many upserts, building the int8 copy once at the end instead of along the way. */
+  bulkLoad(load: () => void): void {
+    this.bulk = true;
+    try {
+      load();
+    } finally {
+      this.bulk = false;
+    }
+    if (this.q8 === null && this.ids.length >= this.quantizeAbove) this.buildQ8();
+  }
+
+  private buildQ8(): void {
+    this.q8 = new Int8Array(this.data.length);
+    this.q8Scale = this.maxAbs > 0 ? 127 / this.maxAbs : 1;
+    for (let slot = 0; slot < this.ids.length; slot++) this.quantizeRow(slot);
+  }
+
+  private quantizeRow(slot: number): void {
+    const q8 = this.q8 as Int8Array;
+    const scale = this.q8Scale;
+    for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
+      q8[i] = Math.round((this.data[i] as number) * scale);
   }
 
   remove(id: string): boolean {
@@ -110,6 +180,7 @@ export class VectorPartition {
     if (slot !== last) {
       const lastId = this.ids[last] as string;
       this.data.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.q8?.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.ids[slot] = lastId;
       this.metas[slot] = this.metas[last] as SlotMeta;
       this.slotOf.set(lastId, slot);
@@ -121,28 +192,30 @@ export class VectorPartition {
   }
 
   /**
-   * Exact top-`limit` by cosine among rows accepted by `accept`. `query` must be unit length.
+   * Top-`limit` by cosine among rows accepted by `accept`. `query` must be unit length.
    * Cosines are re-computed in float64 from the cached unit vectors (so they match a JS cosine of
    * the stored vectors to ~1e-7); ties break by id.
    */
   search(query: Float32Array, limit: number, accept: SlotPredicate, threads = 0): DenseCandidate[] {
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
-    const want = limit + RESCORE_MARGIN;
+    const exact = limit + RESCORE_MARGIN;
+    const want = this.q8 === null ? exact : Math.max(4 * exact, exact + 64);
+    const scan = this.scanInput(query);
     let slots: number[];
     if (accept === null) {
-      slots = this.topSlots(this.data.subarray(0, n * this.dim), query, Math.min(n, want), threads);
+      slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
     } else {
       const matching: number[] = [];
       for (let i = 0; i < n; i++) if (accept(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
       const m = matching.length;
       if (m === 0) return [];
       if (m === n) {
-        slots = this.topSlots(this.data.subarray(0, n * this.dim), query, Math.min(n, want), threads);
+        slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
       } else if (m / n < GATHER_BELOW) {
-        slots = this.gatherSearch(matching, query, Math.min(m, want), threads);
+        slots = this.gatherSearch(scan, matching, Math.min(m, want), threads);
       } else {
-        slots = this.overFetchSearch(query, Math.min(m, want), accept, m, threads);
+        slots = this.overFetchSearch(scan, Math.min(m, want), accept, m, threads);
       }
     }
     const scored: DenseCandidate[] = slots.map((slot) => ({
@@ -153,6 +226,22 @@ export class VectorPartition {
     return scored.slice(0, limit);
   }
 
+  /** The array to scan (int8 copy or float32 vectors) and the query in the same representation. */
+  private scanInput(query: Float32Array): {
+    query: Float32Array | Int8Array;
+    dataset(rows: number): Float32Array | Int8Array;
+  } {
+    const q8 = this.q8;
+    if (q8 === null) return { query, dataset: (rows) => this.data.subarray(0, rows * this.dim) };
+    // The query is scaled to use the whole int8 range; only the ranking matters here.
+    let qMax = 0;
+    for (let i = 0; i < query.length; i++) qMax = Math.max(qMax, Math.abs(query[i] as number));
+    const scale = qMax > 0 ? 127 / qMax : 1;
+    const q = new Int8Array(query.length);
+    for (let i = 0; i < query.length; i++) q[i] = Math.round((query[i] as number) * scale);
+    return { query: q, dataset: (rows) => q8.subarray(0, rows * this.dim) };
+  }
+
   private dot(slot: number, query: Float32Array): number {
     const base = slot * this.dim;
     let sum = 0;
@@ -161,7 +250,12 @@ export class VectorPartition {
     return sum > 1 ? 1 : sum < -1 ? -1 : sum;
   }
 
-  private topSlots(dataset: Float32Array, query: Float32Array, k: number, threads: number): number[] {
+  private topSlots(
+    dataset: Float32Array | Int8Array,
+    query: Float32Array | Int8Array,
+    k: number,
+    threads: number,
+  ): number[] {
     if (k <= 0) return [];
     const found = usearch.exactSearch(dataset, query, this.dim, k, usearch.MetricKind.IP, threads);
     const keys = found.keys;
@@ -171,29 +265,36 @@ export class VectorPartition {
     return out;
   }
 
-  private gatherSearch(matching: number[], query: Float32Array, k: number, threads: number): number[] {
+  private gatherSearch(
+    scan: ReturnType<VectorPartition['scanInput']>,
+    matching: number[],
+    k: number,
+    threads: number,
+  ): number[] {
     const dim = this.dim;
-    const gathered = new Float32Array(matching.length * dim);
+    const source = scan.dataset(this.ids.length);
+    const gathered =
+      source instanceof Int8Array ? new Int8Array(matching.length * dim) : new Float32Array(matching.length * dim);
     for (let j = 0; j < matching.length; j++) {
       const slot = matching[j] as number;
-      gathered.set(this.data.subarray(slot * dim, (slot + 1) * dim), j * dim);
+      gathered.set(source.subarray(slot * dim, (slot + 1) * dim), j * dim);
     }
-    return this.topSlots(gathered, query, k, threads).map((j) => matching[j] as number);
+    return this.topSlots(gathered, scan.query, k, threads).map((j) => matching[j] as number);
   }
 
   private overFetchSearch(
-    query: Float32Array,
+    scan: ReturnType<VectorPartition['scanInput']>,
     k: number,
     accept: (id: string, meta: SlotMeta) => boolean,
     m: number,
     threads: number,
   ): number[] {
     const n = this.ids.length;
-    const dataset = this.data.subarray(0, n * this.dim);
+    const dataset = scan.dataset(n);
     let fetch = Math.min(n, Math.ceil((k * n * 1.5) / m) + 16);
     for (;;) {
       const out: number[] = [];
-      for (const slot of this.topSlots(dataset, query, fetch, threads)) {
+      for (const slot of this.topSlots(dataset, scan.query, fetch, threads)) {
         if (accept(this.ids[slot] as string, this.metas[slot] as SlotMeta)) {
           out.push(slot);
           if (out.length === k) return out;
