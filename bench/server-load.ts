@@ -124,20 +124,35 @@ async function main(): Promise<void> {
     path: '/v1/recall',
     setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }) }),
   });
+  // Mixed: one request in ten (over all connections) is an add with a fresh id.
   const acked: string[] = [];
+  let mixedCounter = 0;
   let addCounter = 0;
-  const addRequest = (): autocannon.Request => ({
+  const mixedRequest = (): autocannon.Request => ({
     method: 'POST',
-    path: '/v1/memories',
     setupRequest: (req) => {
-      const id = `load-${addCounter++}`;
-      return { ...req, body: JSON.stringify({ scope: { user: SCOPE.user }, memory: { id, text: `Load test note ${id}: ${pool[addCounter % pool.length]}` } }) };
+      if (mixedCounter++ % 10 === 9) {
+        const id = `load-${addCounter++}`;
+        const body = { scope: { user: SCOPE.user }, memory: { id, text: `Load test note ${id}: ${pool[addCounter % pool.length]}` } };
+        return { ...req, path: '/v1/memories', body: JSON.stringify(body) };
+      }
+      return { ...req, path: '/v1/recall', body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }) };
     },
     onResponse: (status, body) => {
       if (status === 201) acked.push((JSON.parse(body) as { memory: { id: string } }).memory.id);
     },
   });
+  // HTTP floor: get one memory by id (no embedding, no ranking): what HTTP + auth + validation cost.
+  let g = 0;
+  const getRequest = (): autocannon.Request => ({
+    method: 'GET',
+    setupRequest: (req) => ({ ...req, path: `/v1/memories/c${g++ % memories}` }),
+  });
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  // autocannon stops sending at the deadline, but the server still works off what is in flight.
+  const settle = async () => {
+    await remote.recall('settle', { scope: SCOPE });
+  };
   const run = async (name: string, connections: number, requests: autocannon.Request[], seconds = duration): Promise<RunFigures> => {
     const result = await autocannon({ url, connections, duration: seconds, headers, requests, timeout: 30 });
     const figures = {
@@ -150,15 +165,16 @@ async function main(): Promise<void> {
       errors: result.errors + result.timeouts + result.non2xx,
     };
     log(`${name} c=${connections}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.requests} requests, ${figures.errors} errors`);
+    await settle();
     return figures;
   };
 
   await run('warm-up', 8, [searchRequest()], 3);
   const http: RunFigures[] = [];
   for (const c of [1, 8, 64]) http.push(await run('search', c, [searchRequest()]));
-  // One add in every ten requests of each connection (placed mid-cycle so short runs add too).
-  const mixed = [...Array.from({ length: 4 }, searchRequest), addRequest(), ...Array.from({ length: 5 }, searchRequest)];
-  for (const c of [8, 64]) http.push(await run('mixed 90/10', c, mixed));
+  for (const c of [8, 64]) http.push(await run('mixed 90/10', c, [mixedRequest()]));
+  const floorSeconds = Math.max(2, Math.round(duration / 2));
+  for (const c of [1, 8, 64]) http.push(await run('get by id', c, [getRequest()], floorSeconds));
 
   // Every acknowledged add is readable afterwards, over the API.
   let readable = 0;
@@ -175,18 +191,18 @@ async function main(): Promise<void> {
   const engram = await openDefaultEngram({ dataDir });
   await engram.recall('warm up', { scope: SCOPE });
   const local: RunFigures[] = [];
-  for (const c of [1, 8, 64]) {
+  const inProcess = async (name: string, c: number, seconds: number, call: (i: number) => Promise<unknown>) => {
     const latencies: number[] = [];
     let errors = 0;
     let i = 0;
-    const until = performance.now() + duration * 1000;
     const started = performance.now();
+    const until = started + seconds * 1000;
     await Promise.all(
       Array.from({ length: c }, async () => {
         while (performance.now() < until) {
           const t = performance.now();
           try {
-            await engram.recall(pool[i++ % pool.length] as string, { scope: SCOPE });
+            await call(i++);
           } catch {
             errors++;
           }
@@ -194,12 +210,14 @@ async function main(): Promise<void> {
         }
       }),
     );
-    const seconds = (performance.now() - started) / 1000;
+    const elapsed = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
-    const figures = { name: 'search in process', connections: c, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, errors };
-    log(`in process c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms`);
+    const figures = { name, connections: c, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, errors };
+    log(`${name} c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms`);
     local.push(figures);
-  }
+  };
+  for (const c of [1, 8, 64]) await inProcess('search in process', c, duration, (i) => engram.recall(pool[i % pool.length] as string, { scope: SCOPE }));
+  for (const c of [1, 8, 64]) await inProcess('get by id in process', c, floorSeconds, (i) => engram.get(`c${i % memories}`, { scope: SCOPE }));
   const stats = await engram.stats({ scope: { tenant: SCOPE.tenant } });
   await engram.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -227,12 +245,18 @@ Each search is \`POST /v1/recall\` with a different query (500-query pool), defa
 ${http.map(row).join('\n')}
 ${local.map(row).join('\n')}
 
-- Mixed runs: 9 searches then 1 add (\`POST /v1/memories\`) per connection cycle. Acknowledged
-  adds: ${acked.length}; read back over HTTP afterwards: ${readable}. Memories in the database at the end: ${stats.total}.
+- Mixed runs: every tenth request (counted over all connections) is an add (\`POST /v1/memories\`
+  with a fresh id), the others are searches. Acknowledged adds: ${acked.length}; read back over
+  HTTP afterwards: ${readable}. Memories in the database at the end: ${stats.total}.
+- "get by id" rows: \`GET /v1/memories/{id}\` (no embedding, no ranking): the floor cost of a
+  request (HTTP parsing, key check = SQLite lookup + SHA-256, validation, one SQLite read, JSON).
 - Server exit code after SIGTERM: ${exitCode}.
-- "in process" rows: the same queries through \`Engram.recall\` on the same database after the
-  server stopped, with the given number of concurrent callers; the difference to the HTTP rows
-  is the cost of HTTP + JSON + auth + validation (and of sharing the cores with the load generator).
+- "in process" rows: the same calls through \`Engram.recall\` / \`Engram.get\` on the same database
+  after the server stopped, with the given number of concurrent callers; the difference to the
+  HTTP rows is the cost of HTTP + JSON + auth + validation (and of sharing the cores with the
+  load generator).
+- Between runs the bench waits until the server has drained the previous run's in-flight
+  requests (one sequential search must complete), so a run does not inherit a backlog.
 `;
   writeFileSync(out, md);
   log(`wrote ${out}`);
