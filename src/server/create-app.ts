@@ -12,6 +12,9 @@ import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerRecallRoutes } from './recall-routes.js';
 import { registerMcpRoute } from './mcp-route.js';
+import { registerSearchRoute, type SearchDeps } from './search-route.js';
+import { inspectorRoutes } from './inspector-routes.js';
+import { registerStaticInspector, type StaticInspectorOptions } from './static-inspector.js';
 import { ErrorSchema } from './schemas.js';
 import type { AppEnv } from './route-kit.js';
 
@@ -42,8 +45,12 @@ export interface AppOptions {
   validateResponses?: boolean | undefined;
   /** Request id when the client sends no usable `x-request-id`. @default crypto.randomUUID */
   generateRequestId?: (() => string) | undefined;
+  /** What `/v1/search` builds the searcher from (usually the Engram's store and embedder). @default none: `/v1/search` answers UNSUPPORTED */
+  search?: SearchDeps | undefined;
   /** Serve the MCP Streamable HTTP endpoint at `/mcp`. @default true */
   mcp?: boolean | undefined;
+  /** Serve the memory inspector page at `/inspector/` and its `/v1/inspector/*` endpoints (not in the OpenAPI document); false turns both off. @default {} (the build in web/dist) */
+  inspector?: StaticInspectorOptions | false | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -146,7 +153,12 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   };
   registerMemoryRoutes(app, kit);
   registerRecallRoutes(app, kit);
+  registerSearchRoute(app, kit, options.search);
   if (options.mcp !== false) registerMcpRoute(app, kit);
+  if (options.inspector !== false) {
+    app.route('/', inspectorRoutes(kit));
+    registerStaticInspector(app, options.inspector);
+  }
 
   app.get('/healthz', (c) => {
     c.set('route', '/healthz');
