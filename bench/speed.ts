@@ -55,6 +55,8 @@ interface Row {
   p50: number;
   p95: number;
   mean: number;
+  /** Mean process CPU ms per query (all threads; robust to other load on the machine). */
+  cpuMean?: number | undefined;
   /** Memories per second while loading (when measured). */
   ingestPerSecond?: number | undefined;
   note?: string | undefined;
@@ -86,20 +88,27 @@ interface TimedSystem {
 }
 
 /** Warms every system up, then runs query i on each system in an order rotated by i. */
-async function interleave(systems: readonly TimedSystem[], queries: readonly Query[]): Promise<number[][]> {
+async function interleave(
+  systems: readonly TimedSystem[],
+  queries: readonly Query[],
+): Promise<{ wall: number[][]; cpu: number[][] }> {
   for (const system of systems) for (const [i, q] of queries.slice(0, 3).entries()) await system.run(q, i);
   const times: number[][] = systems.map(() => []);
+  const cpu: number[][] = systems.map(() => []);
   for (const [i, q] of queries.entries()) {
     for (let r = 0; r < systems.length; r++) {
       const j = (i + r) % systems.length;
       const system = systems[j] as TimedSystem;
       if (i >= system.n) continue;
+      const cpuStart = process.cpuUsage();
       const start = performance.now();
       await system.run(q, i);
       (times[j] as number[]).push(performance.now() - start);
+      const used = process.cpuUsage(cpuStart);
+      (cpu[j] as number[]).push((used.user + used.system) / 1000);
     }
   }
-  return times;
+  return { wall: times, cpu };
 }
 
 function log(line: string): void {
@@ -162,7 +171,7 @@ async function main(): Promise<void> {
   );
   const sizes = parseIntList(args.values.get('sizes') ?? '1000,10000,100000', 'sizes');
   const nQueries = parseIntList(args.values.get('queries') ?? '200', 'queries')[0] as number;
-  const slowQueries = parseIntList(args.values.get('slow-queries') ?? '30', 'slow-queries')[0] as number;
+  const slowQueries = parseIntList(args.values.get('slow-queries') ?? '20', 'slow-queries')[0] as number;
   const oramaMax = parseIntList(args.values.get('orama-max') ?? '10000', 'orama-max')[0] as number;
   const mem0Max = parseIntList(args.values.get('mem0-max') ?? '1000', 'mem0-max')[0] as number;
   const data = args.values.get('data') ?? DEFAULT_DATA;
@@ -258,12 +267,13 @@ async function main(): Promise<void> {
         name: 'Engram recall, profile engram (embedding excluded)',
         n: queries.length,
         ingestPerSecond: size / ingestSeconds,
-        run: async (q) => void results.push(await recallWith('engram', q.text, q.vector)),
+        run: async (q, i) => void (results[i] = await recallWith('engram', q.text, q.vector)),
       },
       {
         name: 'Engram recall, profile seed (embedding excluded)',
         n: queries.length,
-        run: async (q) => void seedTop.push((await recallWith('seed', q.text, q.vector)).hits.map((h) => h.memory.id)),
+        run: async (q, i) =>
+          void (seedTop[i] = (await recallWith('seed', q.text, q.vector)).hits.map((h) => h.memory.id)),
       },
       {
         name: 'Engram recall, profile engram (embedding included)',
@@ -305,7 +315,12 @@ async function main(): Promise<void> {
     }
     const times = await interleave(systems, queries);
     for (const [j, system] of systems.entries()) {
-      rows.push(row(size, system.name, times[j] ?? [], { ingestPerSecond: system.ingestPerSecond }));
+      rows.push(
+        row(size, system.name, times.wall[j] ?? [], {
+          ingestPerSecond: system.ingestPerSecond,
+          cpuMean: mean(times.cpu[j] ?? []),
+        }),
+      );
     }
     const stages = {
       denseMs: mean(results.map((r) => r.timings.denseMs)),
@@ -389,7 +404,7 @@ async function main(): Promise<void> {
     out.push(`### ${r.size.toLocaleString('en-US')} memories`, '');
     out.push(
       markdownTable(
-        ['system', 'queries', 'p50 ms', 'p95 ms', 'mean ms', 'p50 ÷ Engram p50', 'ingest memories/s'],
+        ['system', 'queries', 'p50 ms', 'p95 ms', 'mean ms', 'p50 ÷ Engram p50', 'CPU ms/q', 'ingest memories/s'],
         r.rows.map((x) => [
           x.system,
           String(x.queries),
@@ -397,6 +412,7 @@ async function main(): Promise<void> {
           fmt(x.p95, 2),
           fmt(x.mean, 2),
           `${fmt(x.p50 / engramP50, 1)}×`,
+          x.cpuMean === undefined ? '' : fmt(x.cpuMean, 2),
           x.ingestPerSecond === undefined ? '' : x.ingestPerSecond.toFixed(0),
         ]),
       ),
