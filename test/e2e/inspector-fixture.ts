@@ -74,11 +74,15 @@ export const CAROL: MemoryInput[] = [
   { text: 'Carol prefers vegetarian dinner recipes with peanuts', type: 'PreferenceMemory', key: 'diet', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(3) },
 ];
 
+/** Tenant A, user dana, collection `team` (the only memories a `team`-limited key may see). */
+export const TEAM_TEXT = 'Dana keeps the team dinner budget in the shared sheet';
+export const DANA_OTHER_TEXT = 'Dana private dinner note outside the team collection';
+
 /** A real server (startServer) on a real SQLite file, with keys for two tenants and imported memories. */
 export interface InspectorServer {
   url: string;
   server: RunningServer;
-  keys: { a: string; aReadOnly: string; b: string };
+  keys: { a: string; aReadOnly: string; aTeam: string; b: string };
   /** A JSON call to the API with a key. */
   api<T>(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; json: T }>;
   close(): Promise<void>;
@@ -93,6 +97,7 @@ export async function startInspectorServer(): Promise<InspectorServer> {
   const keys = {
     a: keyStore.create({ tenant: 'acme', name: 'inspector e2e' }).key,
     aReadOnly: keyStore.create({ tenant: 'acme', access: 'read' }).key,
+    aTeam: keyStore.create({ tenant: 'acme', access: 'read', collections: ['team'] }).key,
     b: keyStore.create({ tenant: 'beta' }).key,
   };
   const api = async <T>(method: string, path: string, key: string, body?: unknown) => {
@@ -103,12 +108,14 @@ export async function startInspectorServer(): Promise<InspectorServer> {
     });
     return { status: response.status, json: (await response.json()) as T };
   };
-  for (const [key, user, memories] of [
-    [keys.a, 'alice', ALICE],
-    [keys.a, 'bob', BOB],
-    [keys.b, 'carol', CAROL],
+  for (const [key, scope, memories] of [
+    [keys.a, { user: 'alice' }, ALICE],
+    [keys.a, { user: 'bob' }, BOB],
+    [keys.a, { user: 'dana', collection: 'team' }, [{ text: TEAM_TEXT, type: 'LongTermMemory' }]],
+    [keys.a, { user: 'dana' }, [{ text: DANA_OTHER_TEXT, type: 'LongTermMemory' }]],
+    [keys.b, { user: 'carol' }, CAROL],
   ] as const) {
-    const imported = await api<{ memories: unknown[] }>('POST', '/v1/memories/batch', key, { scope: { user }, memories });
+    const imported = await api<{ memories: unknown[] }>('POST', '/v1/memories/batch', key, { scope, memories });
     if (imported.status !== 201) throw new Error(`import failed: ${imported.status} ${JSON.stringify(imported.json)}`);
   }
   return {

@@ -1,14 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ATTACK_TEXT,
   buildInspector,
+  DANA_OTHER_TEXT,
   launchInspectorBrowser,
   requireChromium,
   SCREENSHOT_DIR,
   startInspectorServer,
+  TEAM_TEXT,
   TENANT_B_SECRET,
   type InspectorBrowser,
   type InspectorServer,
@@ -16,14 +18,25 @@ import {
 
 let server: InspectorServer;
 let browser: InspectorBrowser;
+/** Set when Chromium is missing: every test then fails with this message (a failure, never a skip). */
+let missingChromium: Error | undefined;
 
 beforeAll(async () => {
-  requireChromium();
+  try {
+    requireChromium();
+  } catch (error: unknown) {
+    missingChromium = error as Error;
+    return;
+  }
   await buildInspector();
   server = await startInspectorServer();
   browser = await launchInspectorBrowser(server.url);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
 }, 60_000);
+
+beforeEach(() => {
+  if (missingChromium) throw missingChromium;
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -325,6 +338,30 @@ describe('memory inspector in headless Chromium', () => {
     expect(hitsA.length).toBeGreaterThan(0);
     expect(hitsA.some((t) => t.includes('Zephyr') || t.startsWith('Carol'))).toBe(false);
     await pageA.close();
+  });
+
+  it('a collection-limited key sees only its collection, in browse and search', async () => {
+    const page = await signIn(server.keys.aTeam);
+    expect(await page.getByTestId('scope-collection').inputValue()).toBe('team');
+    await expect.poll(() => rowTexts(page)).toEqual([TEAM_TEXT]);
+    await page.getByTestId('tab-search').click();
+    await page.getByTestId('search-query').fill('Dana dinner note');
+    await page.getByTestId('search-run').click();
+    await page.getByTestId('outcome').waitFor();
+    const texts = await page.getByTestId('hit-text').allTextContents();
+    expect(texts).toContain(TEAM_TEXT);
+    expect(texts).not.toContain(DANA_OTHER_TEXT);
+    // Emptying the collection does not widen the view (the API keeps the key's only collection),
+    // and naming another one is refused by the API.
+    await page.getByTestId('tab-browse').click();
+    await page.getByTestId('scope-collection').fill('');
+    await page.getByTestId('scope-apply').click();
+    await expect.poll(() => rowTexts(page)).toEqual([TEAM_TEXT]);
+    await page.getByTestId('scope-collection').fill('other');
+    await page.getByTestId('scope-apply').click();
+    await expect.poll(() => page.getByTestId('browse-status').textContent()).toContain('FORBIDDEN');
+    expect(await page.textContent('main')).not.toContain(DANA_OTHER_TEXT);
+    await page.close();
   });
 
   it('a read-only key can look but not delete; forgetting the key hides everything', async () => {
