@@ -113,7 +113,7 @@ describe('planBatches', () => {
 describe('createLocalEmbedder (onnx) against the reference runtime', () => {
   let ours: Embedder;
   let reference: Embedder;
-  const sentences = [...locomoTurns(40), ...EDGE_CASES];
+  const sentences = [...locomoTurns(30), ...EDGE_CASES];
 
   beforeAll(() => {
     ours = createLocalEmbedder({ runtime: 'onnx' });
@@ -146,6 +146,21 @@ describe('createLocalEmbedder (onnx) against the reference runtime', () => {
       const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
       expect(norm).toBeCloseTo(1, 4);
     }
+  });
+
+  it('gives the same vectors for concurrent calls and many small batches', async () => {
+    const texts = sentences.slice(0, 24);
+    const whole = await ours.embed(texts);
+    const parts = await Promise.all([
+      ours.embed(texts.slice(0, 8)),
+      ours.embed(texts.slice(8, 16)),
+      ours.embed(texts.slice(16)),
+    ]);
+    const tiny = createLocalEmbedder({ runtime: 'onnx', maxBatchTokens: 16, parallelRuns: 3 });
+    const tinyBatches = await tiny.embed(texts);
+    await tiny.close?.();
+    parts.flat().forEach((v, i) => expect(cosine(v, whole[i] ?? [])).toBeGreaterThan(0.99999));
+    tinyBatches.forEach((v, i) => expect(cosine(v, whole[i] ?? [])).toBeGreaterThan(0.99999));
   });
 
   it('ranks a paraphrase above an unrelated sentence', async () => {

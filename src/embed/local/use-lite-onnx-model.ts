@@ -13,8 +13,10 @@ export const USE_LITE_DIM = 512;
 const EMBED_DIM = 256;
 
 export interface UseLiteOnnxOptions {
-  /** Intra-op threads of onnxruntime. @default os.availableParallelism() */
+  /** Intra-op threads of onnxruntime (threads working on one forward pass). @default 1 */
   threads?: number | undefined;
+  /** Forward passes run at once (batches of one call, or of concurrent calls). @default os.availableParallelism() */
+  parallelRuns?: number | undefined;
   /** Upper bound on batch × padded length per forward pass (memory bound). @default 2048 */
   maxBatchTokens?: number | undefined;
   /**
@@ -32,8 +34,10 @@ export interface UseLiteOnnxOptions {
  * back in input order.
  */
 export class UseLiteOnnxModel {
-  private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly running = new Set<Promise<unknown>>();
 
   private constructor(
     private readonly ort: Ort,
@@ -41,6 +45,7 @@ export class UseLiteOnnxModel {
     private readonly weights: UseLiteWeights,
     private readonly timing: Float32Array,
     private readonly maxBatchTokens: number,
+    private readonly parallelRuns: number,
   ) {}
 
   static async load(weights: UseLiteWeights, options: UseLiteOnnxOptions = {}): Promise<UseLiteOnnxModel> {
@@ -50,7 +55,16 @@ export class UseLiteOnnxModel {
     } catch (cause) {
       throw new EngramError('CONFIG_ERROR', 'The local embedder needs the npm package onnxruntime-node', { cause });
     }
-    const threads = options.threads ?? availableParallelism();
+    const threads = options.threads ?? 1;
+    const parallelRuns = options.parallelRuns ?? availableParallelism();
+    for (const [name, value] of [
+      ['threads', threads],
+      ['parallelRuns', parallelRuns],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1) {
+        throw new EngramError('CONFIG_ERROR', `${name} must be a positive integer, got ${String(value)}`);
+      }
+    }
     const session = await ort.InferenceSession.create(buildUseLiteOnnx(weights), {
       executionProviders: ['cpu'],
       graphOptimizationLevel: 'all',
@@ -65,6 +79,7 @@ export class UseLiteOnnxModel {
       weights,
       timingTable(weights.invTimescales),
       options.maxBatchTokens ?? 2048,
+      parallelRuns,
     );
   }
 
@@ -75,22 +90,37 @@ export class UseLiteOnnxModel {
     order.sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0));
     const out: Float32Array[] = new Array<Float32Array>(tokenLists.length);
     const sorted = order.map((i) => Math.max(1, lengths[i] ?? 0));
-    for (const [start, end] of planBatches(sorted, this.maxBatchTokens)) {
-      const ids = order.slice(start, end);
-      signal?.throwIfAborted();
-      const vectors = await this.run(ids.map((i) => tokenLists[i] ?? []));
-      ids.forEach((id, k) => {
-        out[id] = vectors[k] ?? new Float32Array(USE_LITE_DIM);
-      });
-    }
+    await Promise.all(
+      planBatches(sorted, this.maxBatchTokens).map(async ([start, end]) => {
+        const ids = order.slice(start, end);
+        const vectors = await this.run(
+          ids.map((i) => tokenLists[i] ?? []),
+          signal,
+        );
+        ids.forEach((id, k) => {
+          out[id] = vectors[k] ?? new Float32Array(USE_LITE_DIM);
+        });
+      }),
+    );
     return out;
   }
 
-  /** Runs one padded batch, serialized with any other batch on this model. */
-  private run(batch: number[][]): Promise<Float32Array[]> {
-    const result = this.queue.then(() => this.forward(batch));
-    this.queue = result.catch(() => undefined);
-    return result;
+  /** Runs one padded batch when one of the `parallelRuns` slots is free. */
+  private async run(batch: number[][], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+    while (this.active >= this.parallelRuns) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    const work = (async () => {
+      signal?.throwIfAborted();
+      return this.forward(batch);
+    })();
+    this.running.add(work);
+    try {
+      return await work;
+    } finally {
+      this.running.delete(work);
+      this.active--;
+      this.waiting.shift()?.();
+    }
   }
 
   private async forward(batch: number[][]): Promise<Float32Array[]> {
@@ -143,7 +173,7 @@ export class UseLiteOnnxModel {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
+    await Promise.allSettled([...this.running]);
     await this.session.release();
   }
 }
