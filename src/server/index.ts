@@ -5,3 +5,4 @@ export { ERROR_STATUS } from './error-status.js';
 export { createServerLogger, silentLogger, type ServerLogger, type ServerLoggerOptions } from './server-logger.js';
 export { createServerMetrics, type ServerMetrics, type ServerMetricsOptions } from './server-metrics.js';
 export { curlExample } from './curl-example.js';
+export { registerSearchRoute, type SearchDeps } from './search-route.js';

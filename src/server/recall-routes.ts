@@ -33,14 +33,11 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
 
 /** Recall (also served as `/v1/search`) and inject. */
 export function registerRecallRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
-  for (const [path, operationId] of [
-    ['/v1/recall', 'recall'],
-    ['/v1/search', 'search'],
-  ] as const) {
+  {
     defineRoute(app, kit, {
       method: 'post',
-      path,
-      operationId,
+      path: '/v1/recall',
+      operationId: 'recall',
       summary: 'The memories most relevant to a query, best first, each with the explanation of its score',
       tag: 'recall',
       body: RecallBodySchema,

@@ -233,6 +233,51 @@ export const BlockOptionsSchema = z
   })
   .openapi('ContextBlockOptions');
 
+const PATH_NAMES = ['working', 'long-term', 'user', 'tool', 'skill', 'preference', 'keyword', 'internet'] as const;
+
+/** The searcher (seed 003): plan, parallel paths and channels, rerank, post-processing. */
+export const SearchBodySchema = z
+  .strictObject({
+    query: z.string(),
+    scope: RequestScopeSchema.optional(),
+    mode: z.enum(['fast', 'fine', 'deep']).optional().openapi({ description: 'fine/deep need an LLM on the server; without one they fall back to fast (see `degraded`).' }),
+    topK: z.number().int().optional().openapi({ description: 'Hits of the text types. Default 10.' }),
+    types: z.array(MemoryTypeSchema).optional(),
+    paths: z.array(z.enum(PATH_NAMES)).optional(),
+    reranker: z.string().max(64).optional().openapi({ description: "Default 'noop'; 'cosine-local' is built in." }),
+    collections: z.array(scopeValue).min(1).max(32).optional().openapi({ description: 'Search several collections (each must be allowed by the key), merged.' }),
+    threshold: z.number().optional(),
+    priority: z.strictObject({ user: scopeValue.optional(), agent: scopeValue.optional(), session: scopeValue.optional(), collection: scopeValue.optional() }).optional(),
+    fastGraph: z.boolean().optional(),
+    decompose: z.boolean().optional(),
+    reason: z.boolean().optional(),
+    deepStages: z.number().int().min(1).max(5).optional(),
+    nearDuplicateThreshold: z.number().min(0).max(1).optional(),
+    mmrLambda: z.number().min(0).max(1).optional(),
+    dedupe: z.boolean().optional(),
+    context: z.string().max(8192).optional(),
+  })
+  .openapi('SearchRequest');
+
+export const SearchResponseSchema = z
+  .object({
+    query: z.string(),
+    hits: z.array(
+      z.object({
+        memory: MemorySchema,
+        relevance: z.number(),
+        collection: z.string().nullable(),
+        explanation: z.record(z.string(), z.unknown()),
+        rewritten: z.string().optional(),
+      }),
+    ),
+    plan: z.record(z.string(), z.unknown()),
+    timings: z.record(z.string(), z.unknown()).openapi({ description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.' }),
+    collections: z.object({ searched: z.array(z.string().nullable()), denied: z.array(z.string()) }),
+    degraded: z.record(z.string(), z.string()),
+  })
+  .openapi('SearchResponse');
+
 export const InjectBodySchema = z
   .strictObject({
     provider: z.enum(PROVIDERS),

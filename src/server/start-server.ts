@@ -5,7 +5,9 @@ import type { MemoryApi } from '../api.js';
 import { openDataDirKeyStore } from '../auth/key-admin.js';
 import type { KeyStore, KeyVerifier } from '../auth/key-store.js';
 import { EngramError } from '../model/errors.js';
+import { Engram } from '../engram.js';
 import { createApp, type ServerLimits } from './create-app.js';
+import type { SearchDeps } from './search-route.js';
 import { openDefaultEngram, type DefaultEngramOptions } from './open-default-engram.js';
 import { silentLogger, type ServerLogger } from './server-logger.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
@@ -24,6 +26,8 @@ export interface StartServerOptions {
   defaults?: Omit<DefaultEngramOptions, 'dataDir'> | undefined;
   /** Close `engram` on shutdown even when it was passed in. @default true when the server opened it, false otherwise */
   closeEngram?: boolean | undefined;
+  /** Searcher dependencies for `/v1/search`, or false to turn it off. @default the store and embedder of `engram` when it is an `Engram` */
+  search?: SearchDeps | false | undefined;
   /** API keys. @default the key database in `dataDir` */
   keys?: KeyVerifier | undefined;
   /** @default silent (the server prints nothing itself) */
@@ -99,6 +103,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     limits: options.limits,
     validateResponses: options.validateResponses,
     ready: () => !draining,
+    search: options.search === false ? undefined : (options.search ?? (api instanceof Engram ? { store: api.store, embedder: api.embedder } : undefined)),
   });
   const listener = getRequestListener(app.fetch);
   const server = createServer(

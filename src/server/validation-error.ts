@@ -11,7 +11,7 @@ function codeFor(path: PropertyKey[], issue: z.core.$ZodIssue, where: 'body' | '
   if (issue.code === 'unrecognized_keys' && last === 'scope') return 'INVALID_SCOPE';
   if (first === 'memories' && path.length === 1 && issue.code === 'too_big') return 'PAYLOAD_TOO_LARGE';
   if (last === 'text' || (first === 'query' && path.length === 1)) return 'INVALID_TEXT';
-  if (last === 'limit') return 'INVALID_LIMIT';
+  if (last === 'limit' || (last === 'topK' && path.length === 1)) return 'INVALID_LIMIT';
   return 'INVALID_INPUT';
 }
 

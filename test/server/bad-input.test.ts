@@ -249,6 +249,26 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
     expect(plain.headers.get('server-timing')).toBeNull();
   });
 
+  it('/v1/search runs the searcher and returns its plan and per-stage timings', async () => {
+    const r = await h.request<{ hits: Array<{ memory: { id: string }; relevance: number }>; plan: { mode: string }; timings: Record<string, unknown> }>(
+      'POST',
+      '/v1/search',
+      { key, body: { query: 'memory 3', topK: 3, threshold: -1 } },
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.hits.length).toBeGreaterThan(0);
+    expect(r.json.plan.mode).toBe('fast');
+    for (const stage of ['planMs', 'embedMs', 'pathsMs', 'postMs', 'totalMs']) expect(typeof r.json.timings[stage]).toBe('number');
+    await expectError('POST', '/v1/search', { body: { query: '' } }, 400, 'INVALID_TEXT');
+    await expectError('POST', '/v1/search', { body: { query: 'q', mode: 'psychic' } }, 400, 'INVALID_INPUT');
+    await expectError('POST', '/v1/search', { body: { query: 'q', topK: 0 } }, 400, 'INVALID_LIMIT');
+    await expectError('POST', '/v1/search', { body: { query: 'q', limit: 5 } }, 400, 'INVALID_INPUT');
+    const unknown = await expectError('POST', '/v1/search', { body: { query: 'q', reranker: 'nope' } }, 400, 'INVALID_INPUT');
+    expect(unknown.json.error?.details.available).toContain('cosine-local');
+    const reranked = await h.request('POST', '/v1/search', { key, body: { query: 'memory 3', reranker: 'cosine-local' } });
+    expect(reranked.status).toBe(200);
+  });
+
   it('health and readiness', async () => {
     expect((await h.request('GET', '/healthz')).json).toEqual({ status: 'ok' });
     expect((await h.request('GET', '/readyz')).json).toEqual({ status: 'ready' });

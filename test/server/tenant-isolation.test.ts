@@ -75,12 +75,12 @@ describe('tenant B against tenant A', () => {
   it('cannot recall, search or inject A memories', async () => {
     for (const path of ['/v1/recall', '/v1/search']) {
       for (const query of Object.values(A_TEXTS)) {
-        const r = await h.request<{ hits: Array<{ memory: Memory }>; cut: Array<{ memory: Memory }> }>('POST', path, {
+        const r = await h.request<{ hits: Array<{ memory: Memory }>; cut?: Array<{ memory: Memory }> }>('POST', path, {
           key: k.b,
-          body: { query, threshold: -1, limit: 100 },
+          body: path === '/v1/recall' ? { query, threshold: -1, limit: 100 } : { query, threshold: -1, topK: 100 },
         });
-        expect(r.status).toBe(200);
-        expect([...r.json.hits, ...r.json.cut].map((x) => x.memory.id)).toEqual(['b-own']);
+        expect(r.status, r.text).toBe(200);
+        expect([...r.json.hits, ...(r.json.cut ?? [])].map((x) => x.memory.id)).toEqual(['b-own']);
         noATextIn([r.json.hits, r.json.cut]);
         const forged = await h.request('POST', path, { key: k.b, body: { query, scope: { tenant: 'tenant-a' } } });
         expect(forged.status).toBe(403);
@@ -158,7 +158,8 @@ describe('collection-limited keys', () => {
     expect((await h.request('GET', '/v1/memories/a-home', { key: k.aWork })).status).toBe(404);
     expect((await h.request('GET', '/v1/memories/a-none', { key: k.aWork })).status).toBe(404);
     for (const path of ['/v1/recall', '/v1/search']) {
-      const r = await h.request<{ hits: Array<{ memory: Memory }> }>('POST', path, { key: k.aWork, body: { query: A_TEXTS.home, threshold: -1, limit: 10 } });
+      const body = path === '/v1/recall' ? { query: A_TEXTS.home, threshold: -1, limit: 10 } : { query: A_TEXTS.home, threshold: -1, topK: 10 };
+      const r = await h.request<{ hits: Array<{ memory: Memory }> }>('POST', path, { key: k.aWork, body });
       expect(r.json.hits.map((x) => x.memory.id)).toEqual(['a-work']);
       expect((await h.request('POST', path, { key: k.aWork, body: { query: 'x', scope: { collection: 'home' } } })).status).toBe(403);
     }
@@ -179,6 +180,18 @@ describe('collection-limited keys', () => {
     expect((await h.request<{ deleted: boolean }>('DELETE', '/v1/memories/a-home', { key: k.aWork })).json).toEqual({ deleted: false });
     expect((await h.engram.get('a-home', { scope: { tenant: 'tenant-a' } }))?.text).toBe(A_TEXTS.home);
     expect((await h.request('DELETE', `/v1/memories/${add.json.memory.id}`, { key: k.aWork })).json).toEqual({ deleted: true });
+  });
+
+  it('search over several collections needs every one allowed by the key', async () => {
+    const denied = await h.request('POST', '/v1/search', { key: k.aWork, body: { query: 'garage code', collections: ['work', 'home'] } });
+    expect(denied.status).toBe(403);
+    const both = await h.request<{ hits: Array<{ memory: Memory }>; collections: { searched: string[]; denied: string[] } }>('POST', '/v1/search', {
+      key: k.aWorkHome,
+      body: { query: 'garage door code budget review', collections: ['work', 'home'], threshold: -1 },
+    });
+    expect(both.status, both.text).toBe(200);
+    expect(both.json.hits.map((x) => x.memory.id).sort()).toEqual(['a-home', 'a-work']);
+    expect(both.json.collections.denied).toEqual([]);
   });
 
   it('a key with several collections must name one', async () => {
