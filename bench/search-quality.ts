@@ -28,7 +28,7 @@ import { fmt, markdownTable } from './lib/stats.js';
 const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
 const TENANT = 'bench';
 
-type Corpus = 'turns' | 'facts';
+type Corpus = 'turns' | 'facts' | 'mixed';
 
 interface Method {
   name: string;
@@ -40,7 +40,8 @@ interface Method {
 function diaIdsOf(memories: readonly Memory[], corpus: Corpus): string[] {
   const out: string[] = [];
   for (const m of memories) {
-    const ids = corpus === 'turns' ? [m.key ?? ''] : m.sources.map((s) => s.id ?? '');
+    const isFact = corpus === 'facts' || (corpus === 'mixed' && m.level === 'fact');
+    const ids = isFact ? m.sources.map((s) => s.id ?? '') : [m.key ?? ''];
     for (const id of ids) if (id && !out.includes(id)) out.push(id);
   }
   return out;
@@ -77,6 +78,8 @@ const METHODS: Method[] = [
   searchMethod('search-fast-cosine', 'turns', 'fast search, cosine-local reranker (cosine only, level weights 1)', { reranker: 'cosine-local' }),
   recallMethod('recall-facts', 'facts', 'core recall over observation facts'),
   searchMethod('search-fast-facts', 'facts', 'fast search over observation facts', {}),
+  recallMethod('recall-mixed', 'mixed', 'core recall over turns and facts in one scope (a fact counts for its source turns)'),
+  searchMethod('search-fast-mixed', 'mixed', 'fast search over turns and facts in one scope', {}),
 ];
 
 async function main(): Promise<void> {
@@ -105,6 +108,8 @@ async function main(): Promise<void> {
     for (const conv of conversations) {
       await engram.addMany(conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const })), { scope: { tenant: TENANT, user: conv.sampleId } });
       if (conv.observations.length > 0) await engram.addMany(conv.observations, { scope: { tenant: TENANT, user: `${conv.sampleId}:facts` } });
+      const mixed = [...conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const })), ...conv.observations];
+      await engram.addMany(mixed, { scope: { tenant: TENANT, user: `${conv.sampleId}:mixed` } });
     }
     const boards = new Map<string, { board: ScoreBoard; ms: number; n: number }>();
     for (const method of methods) {
@@ -112,7 +117,7 @@ async function main(): Promise<void> {
       let ms = 0;
       let n = 0;
       for (const conv of conversations) {
-        const user = method.corpus === 'turns' ? conv.sampleId : `${conv.sampleId}:facts`;
+        const user = method.corpus === 'turns' ? conv.sampleId : `${conv.sampleId}:${method.corpus}`;
         for (const q of questions.get(conv.sampleId) ?? []) {
           for (const k of ks) {
             const start = performance.now();

@@ -11,3 +11,4 @@ export * from './search-paths.js';
 export * from './search-result.js';
 export * from './searcher.js';
 export * from './search-config-from-env.js';
+export * from '../llm/index.js';
