@@ -26,11 +26,21 @@ export function scopeOf(options: GlobalOptions): Scope {
   };
 }
 
-/** Opens Engram from the flags (store spec, embedder name), runs `fn`, and always closes it. */
-export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
+/** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
+export async function openEngram(options: GlobalOptions): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
-  const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-  const engram = await Engram.open({ store, embedder });
+  try {
+    const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
+    return await Engram.open({ store, embedder });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** Opens Engram from the flags, runs `fn`, and always closes it. */
+export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
+  const engram = await openEngram(options);
   try {
     return await fn(engram);
   } finally {

@@ -6,7 +6,10 @@ import { registerDemo } from './commands/demo-command.js';
 import { registerImport } from './commands/import-command.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerReembed } from './commands/reembed-command.js';
+import { registerKeys } from './commands/keys-command.js';
+import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
+import { registerStoreCommands } from './commands/store-commands.js';
 
 /** Builds the `engram` command line. Exported so tests can run it in-process. */
 export function buildProgram(): Command {
@@ -28,6 +31,9 @@ export function buildProgram(): Command {
   registerRecall(program, globals);
   registerStats(program, globals);
   registerReembed(program, globals);
+  registerServe(program, globals);
+  registerKeys(program, globals);
+  registerStoreCommands(program, globals);
   return program;
 }
 

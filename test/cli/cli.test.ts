@@ -77,7 +77,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('engram CLI', () => {
+describe('engram CLI', { timeout: 180_000 }, () => {
   it('imports JSONL and answers a search as a table, as JSON and with --explain', async () => {
     const imported = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'import', join(dir, 'memories.jsonl')]);
     expect(imported.stderr).toBe('');
@@ -150,5 +150,66 @@ describe('engram CLI', () => {
     const insurance = demo.stdout.split('> When is my car insurance due?')[1] ?? '';
     expect(insurance.split('\n')[3]).toContain("User's car insurance renewal is due on 1 December");
     expect(demo.stdout).toContain('<engram_context>');
-  }, 90_000);
+  });
+});
+
+describe('engram CLI: server, keys and moving data', { timeout: 180_000 }, () => {
+  it('exports a tenant and restores it into another database, then migrates it', async () => {
+    const added = await engram(['--embedder', 'http:model-a', '--user', 'mover', 'add', 'Moving day is on Friday']);
+    expect(added.stdout).toMatch(/^added /);
+    const out = join(dir, 'export.jsonl');
+    const exported = await engram(['--embedder', 'http:model-a', 'export', '--out', out]);
+    expect(exported.stderr).toMatch(/exported \d+ memories of tenant default/);
+    const copy = join(dir, 'copy.db');
+    const restored = await engram(['--store', copy, 'restore', out, '--quiet']);
+    expect(restored.stdout).toMatch(/restored \d+ memories/);
+    const count = Number(/exported (\d+)/.exec(exported.stderr)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(Number(/restored (\d+)/.exec(restored.stdout)?.[1])).toBe(count);
+    const migrated = await engram(['--store', copy, 'migrate']);
+    expect(migrated.stdout).toContain('sqlite schema is up to date');
+    const again = await engram(['--store', copy, 'restore', out, '--quiet']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^error CONFLICT/);
+  });
+
+  it('creates, lists and revokes API keys without ever listing a secret', async () => {
+    const dataDir = join(dir, 'server');
+    const created = await engram(['--tenant', 'acme', '--json', 'keys', 'create', '--data-dir', dataDir, '--read-only', '--name', 'ci']);
+    const key = JSON.parse(created.stdout) as { key: string; info: { id: string; access: string } };
+    expect(key.key).toMatch(/^egk_/);
+    expect(key.info.access).toBe('read');
+    const listed = await engram(['--tenant', 'acme', 'keys', 'list', '--data-dir', dataDir]);
+    expect(listed.stdout).toContain(key.info.id);
+    expect(listed.stdout).not.toContain(key.key);
+    const revoked = await engram(['keys', 'revoke', key.info.id, '--data-dir', dataDir]);
+    expect(revoked.stdout).toContain(`revoked ${key.info.id}`);
+    const twice = await engram(['keys', 'revoke', key.info.id, '--data-dir', dataDir]);
+    expect(twice.stderr).toMatch(/^error NOT_FOUND/);
+  });
+
+  it('serve --demo imports samples, prints a key and a working request, and stops on SIGTERM', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(TSX, [BIN, 'serve', '--data-dir', join(dir, 'serve'), '--port', '0', '--demo'], {
+      env: { ...process.env },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 60_000;
+    while (!/ENGRAM_API_KEY=egk_/.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const url = /listening on (http:\/\/[\d.:]+)/.exec(stdout)?.[1];
+    const key = /ENGRAM_API_KEY=(egk_\S+)/.exec(stdout)?.[1];
+    expect(url).toBeDefined();
+    expect(stdout).toContain('curl -s -X POST');
+    const response = await fetch(`${url}/v1/recall`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ scope: { user: 'demo-user' }, query: 'When is my car insurance due?', limit: 1 }),
+    });
+    const body = (await response.json()) as { hits: { memory: { text: string } }[] };
+    expect(body.hits[0]?.memory.text).toBe("User's car insurance renewal is due on 1 December");
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
 });

@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { createReadStream } from 'node:fs';
+import { EngramError } from '../../model/errors.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import { openStore } from '../../store/open-store.js';
+import { exportTenant, importRecords, type TransferRecord } from '../../store/transfer.js';
+import type { GlobalOptions } from '../cli-context.js';
+import { parseNumber } from '../parse-option.js';
+import { createProgress } from '../progress.js';
+
+async function withStore<T>(options: GlobalOptions, fn: (store: MemoryStore) => Promise<T>): Promise<T> {
+  const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function* readTransferFile(file: string): AsyncIterable<TransferRecord> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n += 1;
+    if (line.trim() === '') continue;
+    try {
+      yield JSON.parse(line) as TransferRecord;
+    } catch (error) {
+      throw new EngramError('INVALID_INPUT', `${file}: line ${n} is not JSON`, { cause: error, details: { line: n } });
+    }
+  }
+}
+
+/** `engram migrate`, `engram export` and `engram restore`: schema and whole-tenant moves between backends. */
+export function registerStoreCommands(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('migrate')
+    .description('apply pending schema migrations to --store (SQLite file or postgres:// URL)')
+    .action(async () => {
+      const options = globals();
+      await withStore(options, async (store) => {
+        await store.migrate();
+        console.log(`${store.kind} schema is up to date`);
+      });
+    });
+  program
+    .command('export')
+    .description('write every memory of --tenant (all users, statuses, vectors and usage) as JSONL')
+    .option('--out <file>', 'output file (default: standard output)')
+    .action(async (flags: { out?: string }) => {
+      const options = globals();
+      const out = flags.out ? createWriteStream(flags.out) : process.stdout;
+      let count = 0;
+      await withStore(options, async (store) => {
+        for await (const record of exportTenant(store, options.tenant)) {
+          if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
+          count += 1;
+        }
+      });
+      if (flags.out) {
+        out.end();
+        await once(out, 'finish');
+        console.error(`exported ${count} memories of tenant ${options.tenant} to ${flags.out}`);
+      }
+    });
+  program
+    .command('restore')
+    .description('import an `engram export` file into --store, keeping ids, vectors and usage')
+    .argument('<file>', 'a JSONL file written by engram export')
+    .option('--into-tenant <id>', 'write every record into this tenant instead of its own')
+    .option('--batch <n>', 'records per transaction', parseNumber, 500)
+    .option('-q, --quiet', 'no progress bar')
+    .action(async (file: string, flags: { intoTenant?: string; batch: number; quiet?: boolean }) => {
+      const options = globals();
+      const progress = createProgress('restore', flags.quiet);
+      const report = await withStore(options, (store) =>
+        importRecords(store, readTransferFile(file), {
+          batchSize: flags.batch,
+          tenant: flags.intoTenant,
+          onProgress: (n) => progress.update(n, null),
+        }).finally(() => progress.stop()),
+      );
+      console.log(options.json ? JSON.stringify(report) : `restored ${report.imported} memories`);
+    });
+}
