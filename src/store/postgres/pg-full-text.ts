@@ -31,10 +31,15 @@ function bigrams(run: string): string[] {
   return out;
 }
 
+const NON_ASCII = /[^\t\n\r -~]/;
+const ASCII_WORD = /[a-z0-9]+/g;
+
 /** Words of normalised text, CJK runs as bigrams; also returns the CJK characters one by one. */
 function words(text: string): { body: string[]; uni: string[] } {
   const body: string[] = [];
   const uni: string[] = [];
+  // Fast path, same result: printable ASCII is unchanged by NFKC / diacritic folding.
+  if (!NON_ASCII.test(text)) return { body: text.toLowerCase().match(ASCII_WORD) ?? [], uni };
   for (const match of normalizeForMatching(text).matchAll(WORD)) {
     const word = match[0];
     let last = 0;

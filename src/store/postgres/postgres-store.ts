@@ -28,8 +28,8 @@ import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from 
 
 /** Largest `limit` accepted by list / denseSearch / lexicalSearch. */
 const MAX_LIMIT = 10_000;
-/** Rows per INSERT statement (stays far below the 65,535 bind-parameter limit). */
-const INSERT_CHUNK = 500;
+/** Rows per INSERT statement. */
+const INSERT_CHUNK = 1000;
 /** pgvector cannot build an HNSW index on vectors longer than this. */
 const HNSW_MAX_DIM = 2000;
 
@@ -188,47 +188,51 @@ export class PostgresStore implements MemoryStore {
     const columns =
       'tenant, user_id, id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources, metadata, text, stated_at, created_at, updated_at, status, embed_model, embed_dim, vector, fts' +
       (this.pgvector ? ', embedding' : '');
+    // One statement per chunk over unnest()ed column arrays: 24 bind parameters whatever the
+    // chunk size, instead of 24 per row.
+    const select =
+      `SELECT u.tenant, u.user_id, u.id, u.agent_id, u.session_id, u.collection, u.type, u.key,
+              ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.level, u.summary, u.background, u.sources, u.metadata,
+              u.text, u.stated_at, u.created_at, u.updated_at, u.status, u.embed_model, u.embed_dim, u.vector,
+              to_tsvector('simple', u.doc)` + (this.pgvector ? ', u.embedding::vector' : '');
+    const from = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+        $9::jsonb[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::jsonb[], $15::text[], $16::text[], $17::text[],
+        $18::text[], $19::text[], $20::text[], $21::int[], $22::bytea[], $23::text[], $24::text[])
+      AS u(tenant, user_id, id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources,
+           metadata, text, stated_at, created_at, updated_at, status, embed_model, embed_dim, vector, doc, embedding)`;
+    const sql = `INSERT INTO ${this.names.memories} (${columns}) ${select} ${from}`;
     await this.run(
       'insert',
       async (client) => {
         for (let start = 0; start < records.length; start += INSERT_CHUNK) {
           const chunk = records.slice(start, start + INSERT_CHUNK);
-          const params: unknown[] = [];
-          const rows: string[] = [];
-          for (const r of chunk) {
-            const p = (value: unknown): string => {
-              params.push(value);
-              return `$${params.length}`;
-            };
-            const values = [
-              p(r.scope.tenant),
-              p(r.scope.user ?? null),
-              p(r.id),
-              p(r.scope.agent ?? null),
-              p(r.scope.session ?? null),
-              p(r.scope.collection ?? null),
-              p(r.type),
-              p(r.key ?? null),
-              `${p(r.tags)}::text[]`,
-              p(r.level ?? null),
-              p(r.summary ?? null),
-              p(r.background ?? null),
-              `${p(JSON.stringify(r.sources))}::jsonb`,
-              `${p(JSON.stringify(r.metadata))}::jsonb`,
-              p(r.text),
-              p(toIso(r.statedAt) ?? null),
-              p(r.createdAt),
-              p(r.updatedAt),
-              p(r.status),
-              p(r.vector ? (r.embedding?.model ?? null) : null),
-              p(r.vector ? (r.embedding?.dim ?? null) : null),
-              p(r.vector ? encodeVector(r.vector) : null),
-              `to_tsvector('simple', ${p(fullTextDocument(r.text))})`,
-            ];
-            if (this.pgvector) values.push(`${p(r.vector ? toPgVectorLiteral(r.vector) : null)}::vector`);
-            rows.push(`(${values.join(', ')})`);
-          }
-          await client.query(`INSERT INTO ${this.names.memories} (${columns}) VALUES ${rows.join(', ')}`, params);
+          const col = <T>(f: (r: MemoryRecord) => T): T[] => chunk.map(f);
+          await client.query(sql, [
+            col((r) => r.scope.tenant),
+            col((r) => r.scope.user ?? null),
+            col((r) => r.id),
+            col((r) => r.scope.agent ?? null),
+            col((r) => r.scope.session ?? null),
+            col((r) => r.scope.collection ?? null),
+            col((r) => r.type),
+            col((r) => r.key ?? null),
+            col((r) => JSON.stringify(r.tags)),
+            col((r) => r.level ?? null),
+            col((r) => r.summary ?? null),
+            col((r) => r.background ?? null),
+            col((r) => JSON.stringify(r.sources)),
+            col((r) => JSON.stringify(r.metadata)),
+            col((r) => r.text),
+            col((r) => toIso(r.statedAt) ?? null),
+            col((r) => r.createdAt),
+            col((r) => r.updatedAt),
+            col((r) => r.status),
+            col((r) => (r.vector ? (r.embedding?.model ?? null) : null)),
+            col((r) => (r.vector ? (r.embedding?.dim ?? null) : null)),
+            col((r) => (r.vector ? encodeVector(r.vector) : null)),
+            col((r) => fullTextDocument(r.text)),
+            col((r) => (this.pgvector && r.vector ? toPgVectorLiteral(r.vector) : null)),
+          ]);
         }
       },
       { transaction: true },

@@ -1,0 +1,265 @@
+/**
+ * PostgreSQL vs SQLite, side by side in one run: ingest throughput (store.insert, batches of
+ * 1,000) and recall latency (Engram.recall with a precomputed query vector, limit 5, engram
+ * profile: dense pool + corpus full-text channel + BM25 fusion) at
+ *   - 10k memories in one scope,
+ *   - 100k memories in one scope,
+ *   - 1,000 scopes (tenants) x 1k memories (1M rows in one table / one file).
+ * With --pglite, PGlite (WASM PostgreSQL) with pgvector/HNSW runs the 10k case as well.
+ *
+ *   npx tsx bench/store-postgres.ts                 # all three scales
+ *   npx tsx bench/store-postgres.ts --quick         # 10k only, fewer queries
+ *   npx tsx bench/store-postgres.ts --pglite        # also PGlite + pgvector at 10k (slow ingest)
+ *   ENGRAM_BENCH_PG_URL=postgres://… npx tsx bench/store-postgres.ts   # an existing server
+ *
+ * Without ENGRAM_BENCH_PG_URL a throwaway PostgreSQL 15 cluster is started from the machine's
+ * binaries (fsync=off, synchronous_commit=off, as in the tests); SQLite runs with
+ * synchronous=NORMAL (WAL) so neither side waits for the disk on commit.
+ * Writes bench/RESULTS-postgres.md.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Embedder } from '../src/embed/embedder.js';
+import { Engram } from '../src/engram.js';
+import type { MemoryRecord, MemoryStore } from '../src/store/memory-store.js';
+import { createPgliteStore, createPostgresStore } from '../src/store/postgres/index.js';
+import { createSqliteStore } from '../src/store/sqlite/index.js';
+import { startPgCluster } from '../test/support/pg-cluster.js';
+import { fmt, markdownTable, percentile } from './lib/stats.js';
+import { mulberry32, normalize } from './lib/synthetic-corpus.js';
+
+const DIM = 128;
+const MODEL = 'bench-synthetic-128';
+const quick = process.argv.includes('--quick');
+const withPglite = process.argv.includes('--pglite');
+
+interface Scale {
+  name: string;
+  scopes: number;
+  perScope: number;
+  queries: number;
+  pglite: boolean;
+}
+
+const SCALES: Scale[] = quick
+  ? [{ name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 50, pglite: withPglite }]
+  : [
+      { name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 100, pglite: withPglite },
+      { name: '100k, 1 scope', scopes: 1, perScope: 100_000, queries: 25, pglite: false },
+      { name: '1,000 scopes x 1k', scopes: 1_000, perScope: 1_000, queries: 100, pglite: false },
+    ];
+
+/** A 4,000-word synthetic vocabulary with Zipf-like use, so full-text has common and rare words. */
+const VOCAB = (() => {
+  const rand = mulberry32(11);
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'zen', 'dor', 'pla', 'qui', 'bre', 'fos', 'gal', 'hun'];
+  const words = new Set<string>();
+  while (words.size < 4_000) {
+    const n = 2 + Math.floor(rand() * 3);
+    let w = '';
+    for (let i = 0; i < n; i++) w += syllables[Math.floor(rand() * syllables.length)];
+    words.add(w);
+  }
+  return [...words];
+})();
+
+function zipfWord(rand: () => number): string {
+  // P(rank r) ~ 1/r over 4,000 words, by inverse transform on log scale.
+  const r = Math.floor(Math.exp(rand() * Math.log(VOCAB.length)));
+  return VOCAB[Math.min(VOCAB.length - 1, r - 1 < 0 ? 0 : r - 1)] as string;
+}
+
+/** Topic centroids: memories are noisy copies, so dense search has real structure. */
+const CENTROIDS = (() => {
+  const rand = mulberry32(5);
+  return Array.from({ length: 256 }, () => normalize(Float32Array.from({ length: DIM }, () => rand() * 2 - 1)));
+})();
+
+function memoryVector(rand: () => number, topic: number): Float32Array {
+  const c = CENTROIDS[topic % CENTROIDS.length] as Float32Array;
+  const v = new Float32Array(DIM);
+  for (let i = 0; i < DIM; i++) v[i] = (c[i] as number) + (rand() * 2 - 1) * 0.35;
+  return normalize(v);
+}
+
+function makeRecords(scope: { tenant: string; user: string }, start: number, count: number, seed: number): MemoryRecord[] {
+  const rand = mulberry32(seed);
+  const out: MemoryRecord[] = [];
+  for (let i = start; i < start + count; i++) {
+    const topic = Math.floor(rand() * CENTROIDS.length);
+    const words = Array.from({ length: 8 + Math.floor(rand() * 9) }, () => zipfWord(rand));
+    const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
+    out.push({
+      id: `m-${i}`,
+      text: words.join(' '),
+      type: 'LongTermMemory',
+      key: null,
+      tags: [],
+      level: null,
+      summary: null,
+      background: null,
+      sources: [],
+      scope,
+      metadata: {},
+      statedAt: at,
+      createdAt: at,
+      updatedAt: at,
+      status: 'activated',
+      embedding: { model: MODEL, dim: DIM },
+      vector: memoryVector(rand, topic),
+    });
+  }
+  return out;
+}
+
+/** Never called: recall gets precomputed query vectors. Present because Engram needs one. */
+const benchEmbedder: Embedder = {
+  model: MODEL,
+  dim: DIM,
+  embed: () => Promise.reject(new Error('bench embedder is not used for queries with a vector')),
+};
+
+interface Row {
+  scale: string;
+  backend: string;
+  rows: number;
+  ingestPerSec: number;
+  p50: number;
+  p95: number;
+  denseP50: number;
+  lexicalP50: number;
+}
+
+async function runScale(scale: Scale, backend: string, open: () => Promise<MemoryStore>, writers = 1): Promise<Row> {
+  const store = await open();
+  const scopeOf = (s: number): { tenant: string; user: string } =>
+    scale.scopes === 1 ? { tenant: 'bench', user: 'u' } : { tenant: `tenant-${s}`, user: 'u' };
+  const total = scale.scopes * scale.perScope;
+  const batch = 1_000;
+  const jobs: Array<() => Promise<void>> = [];
+  for (let s = 0; s < scale.scopes; s++) {
+    for (let i = 0; i < scale.perScope; i += batch) {
+      jobs.push(() => store.insert(makeRecords(scopeOf(s), i, Math.min(batch, scale.perScope - i), s * 1_000_003 + i)));
+    }
+  }
+  const t0 = performance.now();
+  let next = 0;
+  // `writers` batches in flight at once (PostgreSQL takes concurrent writers; SQLite has one).
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (next < jobs.length) await (jobs[next++] as () => Promise<void>)();
+    }),
+  );
+  const ingestSec = (performance.now() - t0) / 1000;
+
+  const engram = await Engram.open({ store, embedder: benchEmbedder, trackUsage: false, ownResources: true });
+  const rand = mulberry32(99);
+  const queries = Array.from({ length: scale.queries }, () => {
+    const s = Math.floor(rand() * scale.scopes);
+    const text = Array.from({ length: 3 }, () => zipfWord(rand)).join(' ');
+    return { scope: scopeOf(s), text, vector: memoryVector(rand, Math.floor(rand() * CENTROIDS.length)) };
+  });
+  // Warm-up (caches, connections, per-scope model check), then the measured pass.
+  for (const q of queries.slice(0, Math.max(3, Math.floor(queries.length / 5)))) {
+    await engram.recall(q.text, { scope: q.scope, vector: q.vector, limit: 5 });
+  }
+  const totals: number[] = [];
+  const dense: number[] = [];
+  const lexical: number[] = [];
+  for (const q of queries) {
+    const start = performance.now();
+    const result = await engram.recall(q.text, { scope: q.scope, vector: q.vector, limit: 5 });
+    totals.push(performance.now() - start);
+    dense.push(result.timings.denseMs);
+    lexical.push(result.timings.lexicalMs);
+  }
+  await engram.close();
+  const row: Row = {
+    scale: scale.name,
+    backend,
+    rows: total,
+    ingestPerSec: total / ingestSec,
+    p50: percentile(totals, 50),
+    p95: percentile(totals, 95),
+    denseP50: percentile(dense, 50),
+    lexicalP50: percentile(lexical, 50),
+  };
+  process.stdout.write(
+    `${scale.name.padEnd(18)} ${backend.padEnd(22)} ingest ${Math.round(row.ingestPerSec)}/s  recall p50 ${fmt(row.p50, 1)} ms  p95 ${fmt(row.p95, 1)} ms\n`,
+  );
+  return row;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'engram-bench-pg-'));
+  const external = process.env.ENGRAM_BENCH_PG_URL;
+  const cluster = external ? undefined : await startPgCluster({ database: 'engram_bench' });
+  const pgUrl = external ?? (cluster as { url: string }).url;
+  const rows: Row[] = [];
+  try {
+    let n = 0;
+    for (const scale of SCALES) {
+      n++;
+      rows.push(
+        await runScale(scale, 'SQLite (file, WAL)', async () => {
+          const store = createSqliteStore({ path: join(dir, `bench-${n}.db`), synchronous: 'NORMAL' });
+          await store.migrate();
+          return store;
+        }),
+      );
+      rows.push(
+        await runScale(
+          scale,
+          'PostgreSQL 15 (app-side cosine)',
+          () => createPostgresStore({ connectionString: pgUrl, schema: `bench_${n}`, vector: 'app' }),
+          4,
+        ),
+      );
+      if (scale.pglite) {
+        rows.push(await runScale(scale, 'PGlite + pgvector (HNSW)', () => createPgliteStore({ exactSearchMaxRows: 2_000 })));
+      }
+    }
+  } finally {
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const minutes = (performance.now() - started) / 60_000;
+  const table = markdownTable(
+    ['scale', 'backend', 'rows', 'ingest rows/s', 'recall p50 ms', 'recall p95 ms', 'dense p50 ms', 'full-text p50 ms'],
+    rows.map((r) => [
+      r.scale,
+      r.backend,
+      r.rows.toLocaleString('en-US'),
+      Math.round(r.ingestPerSec).toLocaleString('en-US'),
+      fmt(r.p50, 1),
+      fmt(r.p95, 1),
+      fmt(r.denseP50, 1),
+      fmt(r.lexicalP50, 1),
+    ]),
+  );
+  const md = `# PostgreSQL vs SQLite store: ingest and recall
+
+Command: \`npx tsx bench/store-postgres.ts${quick ? ' --quick' : ''}\` (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores,
+Node ${process.version}, run took ${minutes.toFixed(1)} min).
+
+- Data: synthetic memories, 8–16 words from a 4,000-word Zipf vocabulary, ${DIM}-dim vectors
+  (noisy copies of 256 topic centroids). Ingest = \`store.insert\` in batches of 1,000 (one
+  transaction each; PostgreSQL with 4 batches in flight, SQLite one), vectors precomputed. Recall = \`Engram.recall(text, { vector, limit: 5 })\`,
+  engram profile (dense pool of 50 + corpus full-text channel + BM25 fusion), after a warm-up of
+  a fifth of the queries, one query at a time.
+- PostgreSQL: a local PostgreSQL 15 started by the bench (fsync=off, synchronous_commit=off),
+  over TCP on 127.0.0.1, pool of 10; app-side exact cosine (no pgvector on this server).
+  SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
+  PGlite + pgvector: in-process WASM PostgreSQL, HNSW above 2,000 rows per filter.
+- "1,000 scopes x 1k": 1,000 tenants of 1,000 memories in one table / one file (1M rows);
+  each query picks a random tenant.
+
+${table}
+`;
+  writeFileSync(new URL('./RESULTS-postgres.md', import.meta.url), md);
+  process.stdout.write(`\n${table}\n\nwrote bench/RESULTS-postgres.md (${minutes.toFixed(1)} min)\n`);
+}
+
+await main();
