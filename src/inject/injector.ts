@@ -31,6 +31,12 @@ export interface CaptureOptions {
   type?: MemoryType | undefined;
   /** Tags added to captured turns. @default [] */
   tags?: string[] | undefined;
+  /**
+   * Scope the turns are stored in, when it differs from the recall scope — e.g. recall over all
+   * of a user's memories, store into the current session. A function gets the request.
+   * @default the call's scope
+   */
+  scope?: ScopeSource | undefined;
 }
 
 /** Options shared by every wrapper and the AI SDK middleware. */
@@ -67,6 +73,8 @@ export interface PreparedCall<R> {
   request: R;
   query: string | null;
   scope: Scope | null;
+  /** Where capture stores this call's turns (null: not captured). */
+  captureScope: Scope | null;
   injected: boolean;
 }
 
@@ -146,7 +154,7 @@ export function createInjector(options: InjectorOptions): Injector {
     extra: { recallMs?: number; error?: EngramError } = {},
   ): PreparedCall<R> => {
     emit({ type: 'skipped', provider: adapter.name, reason, query, ...extra });
-    return { request, query, scope, injected: false };
+    return { request, query, scope, captureScope: scope, injected: false };
   };
 
   const safeQuery = (adapter: ProviderAdapter, request: unknown): string | null => {
@@ -158,14 +166,24 @@ export function createInjector(options: InjectorOptions): Injector {
   };
 
   const prepare = async <R>(adapter: ProviderAdapter, request: R): Promise<PreparedCall<R>> => {
+    let call: PreparedCall<R>;
     try {
-      return await prepareUnsafe(adapter, request);
+      call = await prepareUnsafe(adapter, request);
     } catch (error) {
       // Nothing in preparation may fail the caller's call: send it as it came.
-      return skip(adapter, request, 'recall-error', null, null, {
+      call = skip(adapter, request, 'recall-error', null, null, {
         error: toEngramError(error, 'INTERNAL', 'injection failed'),
       });
     }
+    const captureScope = capture?.scope;
+    if (captureScope !== undefined) {
+      try {
+        call.captureScope = (typeof captureScope === 'function' ? await captureScope(request) : captureScope) ?? null;
+      } catch {
+        call.captureScope = null;
+      }
+    }
+    return call;
   };
 
   const prepareUnsafe = async <R>(adapter: ProviderAdapter, request: R): Promise<PreparedCall<R>> => {
@@ -252,12 +270,12 @@ export function createInjector(options: InjectorOptions): Injector {
       injectMs,
       timings: outcome.result.timings,
     });
-    return { request: injected, query, scope: resolvedScope, injected: true };
+    return { request: injected, query, scope: resolvedScope, captureScope: resolvedScope, injected: true };
   };
 
   const store = (adapter: ProviderAdapter, call: PreparedCall<unknown>, reply: string | null): void => {
-    if (capture === null || call.scope === null) return;
-    const scope = call.scope;
+    if (capture === null || call.captureScope === null) return;
+    const scope = call.captureScope;
     const at = new Date().toISOString();
     const base = {
       type: capture.type ?? 'WorkingMemory',

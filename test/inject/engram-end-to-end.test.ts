@@ -5,20 +5,34 @@ import type { InjectEvent } from '../../src/inject/inject-event.js';
 import { wrapOpenAI } from '../../src/inject/wrappers/openai.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
-import { RecordingServer } from './helpers/recording-server.js';
+import { RecordingServer, SSE_HEADERS, sse } from './helpers/recording-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
-const server = new RecordingServer(() => ({
-  body: JSON.stringify({
-    id: 'chatcmpl-e2e',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-x',
-    choices: [
-      { index: 0, message: { role: 'assistant', content: 'Then skip the satay sauce.' }, finish_reason: 'stop' },
-    ],
-  }),
-}));
+const REPLY = 'Then skip the satay sauce.';
+const server = new RecordingServer((req) => {
+  if ((req.json as { stream?: boolean }).stream === true) {
+    const base = { id: 'chatcmpl-e2e', object: 'chat.completion.chunk', created: 1, model: 'gpt-x' };
+    return {
+      headers: SSE_HEADERS,
+      chunks: [
+        ...['Then skip ', 'the satay sauce.'].map((content) =>
+          sse({ ...base, choices: [{ index: 0, delta: { content }, finish_reason: null }] }),
+        ),
+        sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+        sse('[DONE]'),
+      ],
+    };
+  }
+  return {
+    body: JSON.stringify({
+      id: 'chatcmpl-e2e',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-x',
+      choices: [{ index: 0, message: { role: 'assistant', content: REPLY }, finish_reason: 'stop' }],
+    }),
+  };
+});
 let engram: Engram;
 let client: OpenAI;
 const scope = { tenant: 'acme', user: 'alice', session: 'chat-1' };
@@ -76,5 +90,63 @@ describe('end to end with the real Engram facade (SQLite in memory, hashed embed
       ['Is peanut satay safe for me, given my allergy?', 'user'],
       ['Then skip the satay sauce.', 'assistant'],
     ]);
+  });
+
+  it('streamed reply: passed through as it arrives and captured at the end', async () => {
+    // Recall over all of Alice's memories; store the turn into the new session.
+    const streamScope = { tenant: 'acme', user: 'alice', session: 'chat-2' };
+    const events: InjectEvent[] = [];
+    const wrapped = wrapOpenAI(client, {
+      recaller: engram,
+      scope: { tenant: 'acme', user: 'alice' },
+      capture: { writer: engram, scope: streamScope },
+      onEvent: (e) => events.push(e),
+      budgetMs: 2000,
+    });
+    const stream = await wrapped.chat.completions.create({
+      model: 'gpt-x',
+      stream: true,
+      messages: [{ role: 'user', content: 'Any peanut allergy notes?' }],
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Then skip the satay sauce.');
+    expect(JSON.stringify(server.lastJson())).toContain('Alice is allergic to peanuts');
+    await waitFor(() => events.some((e) => e.type === 'captured'));
+    const page = await engram.list({ scope: streamScope, types: ['WorkingMemory'] });
+    expect(page.items.map((m) => m.text).sort()).toEqual(['Any peanut allergy notes?', 'Then skip the satay sauce.']);
+  });
+
+  it('concurrent calls with per-call scopes never see each other’s memories', async () => {
+    const wrapped = wrapOpenAI(client, {
+      recaller: engram,
+      budgetMs: 5000,
+      scope: (request) => ({ tenant: 'acme', user: (request as { user?: string }).user ?? 'nobody' }),
+    });
+    const before = server.requests.length;
+    const users = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? 'alice' : 'bob'));
+    await Promise.all(
+      users.map((user) =>
+        wrapped.chat.completions.create({
+          model: 'gpt-x',
+          user,
+          messages: [{ role: 'user', content: 'peanuts allergy?' }],
+        }),
+      ),
+    );
+    const bodies = server.requests
+      .slice(before)
+      .map((r) => r.json as { user: string; messages: Array<{ role: string; content: string }> });
+    expect(bodies).toHaveLength(16);
+    for (const body of bodies) {
+      const system = body.messages[0]?.content ?? '';
+      if (body.user === 'alice') {
+        expect(system).toContain('Alice is allergic to peanuts');
+        expect(system).not.toContain('Bob');
+      } else {
+        expect(system).toContain('Bob is allergic to peanuts too');
+        expect(system).not.toContain('Alice');
+      }
+    }
   });
 });
