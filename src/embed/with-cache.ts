@@ -27,6 +27,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
  * from `cache`, misses go to the inner embedder in one call (duplicates within a call merged)
  * and are stored. Concurrent calls share in-flight work, so two concurrent embeds of one text
  * call the inner embedder once. A caller's abort stops its wait, not the shared work.
+ * `close()` closes the inner embedder; the cache, which may be shared, is closed by its owner.
  */
 export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
   const inFlight = new Map<string, Promise<Float32Array>>();

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEmbedders, registerEmbedderProvider, resolveEmbedder } from '../../src/embed/resolve-embedder.js';
 import { isEngramError } from '../../src/model/errors.js';
@@ -87,5 +90,32 @@ describe('resolveEmbedder', () => {
     const e = await resolveEmbedder('const:one');
     expect(e.model).toBe('const:one');
     expect(availableEmbedders()).toContain('const:<model>');
+  });
+
+  it('imports no backend until one is used', async () => {
+    // A fresh process: import the public index, resolve 'use-lite', then embed once, listing
+    // the heavy CommonJS backends in the module cache after each step.
+    const script = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      const heavy = /(onnxruntime-node|@energetic-ai[\\/]embeddings|better-sqlite3)[\\/]/;
+      const loaded = () => [...new Set(Object.keys(require.cache).map((k) => k.match(heavy)?.[1]).filter(Boolean))];
+      const mod = await import(process.argv[1]);
+      const afterImport = loaded();
+      const e = await mod.resolveEmbedder('use-lite');
+      const afterResolve = loaded();
+      await e.embed(['hello']);
+      const afterEmbed = loaded();
+      await e.close();
+      console.log(JSON.stringify({ afterImport, afterResolve, afterEmbed }));
+    `;
+    const index = fileURLToPath(new URL('../../src/embed/index.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, index],
+      { cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+    );
+    const steps = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, string[]>;
+    expect(steps).toEqual({ afterImport: [], afterResolve: [], afterEmbed: ['onnxruntime-node'] });
   });
 });
