@@ -30,6 +30,8 @@ export interface PathInputs {
   profile: RecallProfileSpec;
   weights: LexicalWeights;
   reranker: Reranker;
+  /** Run the full-text channel inside scope paths (the keyword path always runs it). */
+  fulltext: boolean;
   signal?: AbortSignal | undefined;
   now: () => number;
 }
@@ -122,7 +124,8 @@ export async function runPath(spec: PathSpec, k: number, inputs: PathInputs): Pr
     tokenize: inputs.profile.queryTerms,
     keywordTerms: inputs.keywordTerms,
   };
-  const run = await runChannels(spec.channels, context, inputs.now);
+  const channels = spec.name === 'keyword' || inputs.fulltext ? spec.channels : spec.channels.filter((c) => c.name !== 'fulltext');
+  const run = await runChannels(channels, context, inputs.now);
   const channelTimings: Record<string, number> = {};
   for (const [name, ms] of Object.entries(run.timings)) channelTimings[name] = ms ?? 0;
   const errors: Record<string, string> = {};

@@ -36,6 +36,8 @@ export interface SearchOptions {
   boost?: BoostContext | undefined;
   /** Fast mode: tokenise the query into graph keys and tags. @default false */
   fastGraph?: boolean | undefined;
+  /** Run the full-text channel (weighted keyword terms) inside every scope path. @default fastGraph */
+  fulltext?: boolean | undefined;
   /** Query decomposition into ≤ 3 sub-questions (one LLM call). @default false (true in deep mode) */
   decompose?: boolean | undefined;
   /** Let the LLM keep only the memories it would use (reasoner). @default false */

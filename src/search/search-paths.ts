@@ -22,8 +22,9 @@ const SCOPE_CHANNELS = [denseChannel, graphChannel, bm25Channel, fulltextChannel
 
 /**
  * The local paths. Long-term and user memory run as two parallel paths (seed path B); stored
- * outer and raw-file memories ride with long-term. Every scope path runs the four channels of
- * seed 003 (dense, graph, BM25, full-text) in one candidate pool. The separate `keyword` path
+ * outer and raw-file memories ride with long-term. Every scope path runs the channels of seed 003
+ * in one candidate pool: dense, graph, BM25, and — as in the seed, only with `fastGraph` or
+ * `fulltext` — the full-text channel (see {@link FULLTEXT_IN_SCOPE}). The separate `keyword` path
  * (full-text alone over the text types, ranked in its own pool) is opt-in: on LoCoMo it lowered
  * multi-hop and open-domain recall (its own-pool BM25 normalisation inflates its hits when merged
  * by max score), see bench/RESULTS-search.md. Internet is handled separately (it reads no store).
@@ -37,6 +38,13 @@ export const LOCAL_PATHS: readonly PathSpec[] = [
   { name: 'skill', types: ['SkillMemory'], channels: SCOPE_CHANNELS, bucket: 'skillTopK' },
   { name: 'preference', types: ['PreferenceMemory'], channels: SCOPE_CHANNELS, bucket: 'preferenceTopK' },
 ];
+
+/**
+ * Why full-text is off by default inside scope paths: with it, fast search ranked slightly below
+ * the core recall on LoCoMo (R@10 0.625 vs 0.628) because its extra candidates shift the pool
+ * BM25 normalisation; without it a fast search's long-term path is the core recall exactly.
+ */
+export const FULLTEXT_IN_SCOPE = 'opt-in';
 
 /** Paths run when a search names none: all local paths but `keyword`. */
 export const DEFAULT_PATHS: readonly PathName[] = ['working', 'long-term', 'user', 'tool', 'skill', 'preference'];

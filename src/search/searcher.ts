@@ -148,6 +148,7 @@ export class Searcher {
       profile: this.deps.profile ?? ENGRAM_PROFILE,
       weights: this.deps.weights ?? DEFAULT_LEXICAL_WEIGHTS,
       reranker,
+      fulltext: options.fulltext ?? options.fastGraph ?? false,
       signal: options.signal,
       now: this.now,
     });

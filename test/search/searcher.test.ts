@@ -75,7 +75,7 @@ describe('Searcher, fast mode', () => {
     expect(ids).toContain('work-now');
     const top = result.hits[0];
     expect(top?.explanation.paths).toEqual(['long-term']);
-    expect(top?.explanation.channels).toMatchObject({ dense: expect.any(Number), bm25: expect.any(Number), fulltext: expect.any(Number) });
+    expect(Object.keys(top?.explanation.channels ?? {}).sort()).toEqual(['bm25', 'dense']);
     expect(top?.relevance).toBeCloseTo(top?.explanation.fused ?? NaN);
     expect(top?.collection).toBeNull();
     expect(result.plan).toMatchObject({
@@ -101,6 +101,12 @@ describe('Searcher, fast mode', () => {
     const longTerm = result.hits.filter((h) => h.explanation.paths.includes('long-term'));
     expect(longTerm.map((h) => h.memory.id).slice(0, 5)).toEqual(recall.hits.map((h) => h.memory.id));
     expect(longTerm[0]?.explanation.fused).toBeCloseTo(recall.hits[0]?.score ?? NaN, 6);
+  });
+
+  it('adds the full-text channel inside scope paths with fulltext (or fastGraph)', async () => {
+    const result = await searcher().search('where is my passport', { scope, fulltext: true });
+    expect(result.hits[0]?.explanation.channels).toMatchObject({ dense: expect.any(Number), bm25: expect.any(Number), fulltext: expect.any(Number) });
+    expect(result.timings.channels.fulltext).toBeGreaterThanOrEqual(0);
   });
 
   it('runs the opt-in keyword path on request, with the full-text channel alone', async () => {
