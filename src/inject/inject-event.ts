@@ -13,6 +13,8 @@ export type SkipReason =
   | 'no-query'
   /** Recall returned no hit above the threshold. */
   | 'no-hits'
+  /** Recall ranked memories, but every one scored below the threshold. */
+  | 'below-threshold'
   /** The hits produced no block within the bounds (e.g. `maxChars` too small). */
   | 'empty-block'
   /** The request has a query but no place the block can go (e.g. `system` of an unknown type). */

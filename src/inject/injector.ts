@@ -242,7 +242,10 @@ export function createInjector(options: InjectorOptions): Injector {
     if (resolvedScope === null) return skip(adapter, request, 'no-scope', query, null, { recallMs });
 
     const hits = outcome.result.hits;
-    if (hits.length === 0) return skip(adapter, request, 'no-hits', query, resolvedScope, { recallMs });
+    if (hits.length === 0) {
+      const reason = outcome.result.cut.length > 0 ? 'below-threshold' : 'no-hits';
+      return skip(adapter, request, reason, query, resolvedScope, { recallMs });
+    }
     const injectStarted = now();
     let block;
     try {

@@ -31,6 +31,7 @@ describe('createInjector.prepare', () => {
 
   it.each<[string, Partial<InjectorOptions>, FixedRecaller, string]>([
     ['no hits', {}, new FixedRecaller([]), 'no-hits'],
+    ['all below the threshold', {}, new FixedRecaller([], { cut: HITS }), 'below-threshold'],
     ['recall error', {}, new FixedRecaller(HITS, { fail: new Error('db down') }), 'recall-error'],
     ['recall past the budget', { budgetMs: 30 }, new FixedRecaller(HITS, { delayMs: 2000 }), 'timeout'],
     ['recall off', { recall: false }, new FixedRecaller(HITS), 'disabled'],

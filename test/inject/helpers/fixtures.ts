@@ -57,7 +57,7 @@ export class FixedRecaller implements Recaller {
   readonly calls: Array<{ query: string; options: RecallOptions }> = [];
   constructor(
     private readonly hits: Hit[],
-    private readonly behaviour: { delayMs?: number; fail?: Error } = {},
+    private readonly behaviour: { delayMs?: number; fail?: Error; cut?: Hit[] } = {},
   ) {}
 
   async recall(query: string, options: RecallOptions): Promise<RecallResult> {
@@ -75,7 +75,7 @@ export class FixedRecaller implements Recaller {
     return {
       query,
       hits: this.hits,
-      cut: [],
+      cut: this.behaviour.cut ?? [],
       poolSize: this.hits.length,
       timings: { embedMs: 1, denseMs: 1, lexicalMs: 1, rankMs: 1, totalMs: 4 },
     };
