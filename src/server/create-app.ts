@@ -181,6 +181,26 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     description: 'An Engram API key (`engram keys create`). The tenant of every request comes from the key.',
   });
   app.openAPIRegistry.register('Error', ErrorSchema);
+  const plain = (path: string, summary: string, description: string, contentType: string) =>
+    app.openAPIRegistry.registerPath({
+      method: 'get',
+      path,
+      summary,
+      tags: ['operations'],
+      responses: { 200: { description, content: { [contentType]: { schema: { type: 'string' } } } } },
+    });
+  plain('/healthz', 'Liveness', 'The process is up: `{"status":"ok"}`', 'application/json');
+  plain('/readyz', 'Readiness', '`{"status":"ready"}`; 503 while shutting down', 'application/json');
+  plain('/metrics', 'Prometheus metrics', 'Text exposition format (no key needed)', 'text/plain');
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/mcp',
+    summary: 'Model Context Protocol (Streamable HTTP, stateless, JSON responses)',
+    description: 'Tools add_memory, search_memories, list_memories, delete_memory; the tenant comes from the API key.',
+    tags: ['mcp'],
+    security: [{ apiKey: [] }],
+    responses: { 200: { description: 'JSON-RPC response' } },
+  });
   let document: unknown;
   app.get('/openapi.json', (c) => {
     c.set('route', '/openapi.json');

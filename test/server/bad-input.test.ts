@@ -225,6 +225,7 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
   });
 
   it('/metrics is Prometheus text with request counts by route', async () => {
+    expect((await h.request('POST', '/v1/memories', { key, body: { memory: { text: 'metrics probe memory' } } })).status).toBe(201);
     await h.request('POST', '/v1/recall', { key, body: { query: 'memory 3' } });
     const r = await h.request('GET', '/metrics');
     expect(r.status).toBe(200);
@@ -232,7 +233,7 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
     expect(r.text).toMatch(/engram_http_requests_total\{method="POST",route="\/v1\/recall",status="200"\} \d+/);
     expect(r.text).toContain('engram_http_request_duration_seconds_bucket');
     expect(r.text).toMatch(/engram_recall_stage_duration_seconds_count\{stage="embed"\} [1-9]/);
-    expect(r.text).toMatch(/engram_memory_writes_total\{kind="add"\} 1[01]/);
+    expect(r.text).toMatch(/engram_memory_writes_total\{kind="add"\} [1-9]\d*/);
   });
 
   it('explain returns per-stage timings and a Server-Timing header', async () => {
@@ -250,6 +251,7 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
   });
 
   it('/v1/search runs the searcher and returns its plan and per-stage timings', async () => {
+    await h.request('POST', '/v1/memories', { key, body: { memory: { text: 'search probe memory 3' } } });
     const r = await h.request<{ hits: Array<{ memory: { id: string }; relevance: number }>; plan: { mode: string }; timings: Record<string, unknown> }>(
       'POST',
       '/v1/search',
@@ -282,7 +284,7 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
     }>('GET', '/openapi.json');
     expect(r.json.openapi).toBe('3.1.0');
     expect(Object.keys(r.json.paths).sort()).toEqual(
-      ['/v1/inject', '/v1/memories', '/v1/memories/batch', '/v1/memories/{id}', '/v1/recall', '/v1/search', '/v1/stats'].sort(),
+      ['/healthz', '/mcp', '/metrics', '/readyz', '/v1/inject', '/v1/memories', '/v1/memories/batch', '/v1/memories/{id}', '/v1/recall', '/v1/search', '/v1/stats'].sort(),
     );
     expect(Object.keys(r.json.paths['/v1/memories/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     const input = r.json.components.schemas.MemoryInput;
