@@ -1,1 +1,1 @@
-export { RemoteEngram, type RemoteEngramOptions, type FetchLike } from './remote-engram.js';
+export { RemoteEngram, type RemoteEngramOptions, type RemoteSearchOptions, type FetchLike } from './remote-engram.js';

@@ -3,7 +3,32 @@ import { EngramError, type EngramErrorCode } from '../model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
+import type { SearchOptions } from '../search/search-options.js';
+import type { SearchResult } from '../search/search-result.js';
 import type { MemoryFilter, Page, ScopeStats } from '../store/memory-store.js';
+
+/** Searcher options the server accepts on `POST /v1/search` (see {@link SearchOptions}). */
+export type RemoteSearchOptions = Pick<
+  SearchOptions,
+  | 'scope'
+  | 'mode'
+  | 'topK'
+  | 'types'
+  | 'paths'
+  | 'reranker'
+  | 'collections'
+  | 'threshold'
+  | 'priority'
+  | 'fastGraph'
+  | 'decompose'
+  | 'reason'
+  | 'deepStages'
+  | 'nearDuplicateThreshold'
+  | 'mmrLambda'
+  | 'dedupe'
+  | 'context'
+  | 'signal'
+>;
 
 /** The fetch function the client uses (the global `fetch` or any compatible one). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -220,6 +245,13 @@ export class RemoteEngram implements MemoryApi {
       explain: this.options.explain || undefined,
     };
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);
+  }
+
+  /** The seed-003 searcher, run by the server (`POST /v1/search`) in the key's tenant. */
+  async search(query: string, options: RemoteSearchOptions): Promise<SearchResult> {
+    const scope = validateScope(options?.scope);
+    const { signal, scope: _scope, ...rest } = options;
+    return this.call<SearchResult>('POST', '/v1/search', scope, { ...rest, query, scope: scopeBody(scope) }, signal);
   }
 
   /** Marks the client closed; later calls throw STORE_CLOSED. The server is not affected. */
