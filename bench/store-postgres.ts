@@ -9,6 +9,7 @@
  *
  *   npx tsx bench/store-postgres.ts                 # all three scales
  *   npx tsx bench/store-postgres.ts --quick         # 10k only, fewer queries
+ *   npx tsx bench/store-postgres.ts --scale=multi   # one scale (10k | 100k | multi), repeatable
  *   npx tsx bench/store-postgres.ts --pglite        # also PGlite + pgvector at 10k (slow ingest)
  *   ENGRAM_BENCH_PG_URL=postgres://… npx tsx bench/store-postgres.ts   # an existing server
  *
@@ -42,18 +43,46 @@ interface Scale {
   pglite: boolean;
 }
 
-const SCALES: Scale[] = quick
-  ? [{ name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 50, pglite: withPglite }]
-  : [
-      { name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 100, pglite: withPglite },
-      { name: '100k, 1 scope', scopes: 1, perScope: 100_000, queries: 25, pglite: false },
-      { name: '1,000 scopes x 1k', scopes: 1_000, perScope: 1_000, queries: 100, pglite: false },
-    ];
+const ALL_SCALES: Record<string, Scale> = {
+  '10k': { name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 100, pglite: withPglite },
+  '100k': { name: '100k, 1 scope', scopes: 1, perScope: 100_000, queries: 25, pglite: false },
+  multi: { name: '1,000 scopes x 1k', scopes: 1_000, perScope: 1_000, queries: 100, pglite: false },
+};
+/** `--scale=10k --scale=multi` picks scales; default all three. */
+const picked = process.argv.filter((a) => a.startsWith('--scale=')).map((a) => a.slice('--scale='.length));
+
+const SCALES: Scale[] =
+  picked.length > 0
+    ? picked.map((name) => {
+        const scale = ALL_SCALES[name];
+        if (!scale) throw new Error(`unknown --scale=${name} (10k, 100k, multi)`);
+        return scale;
+      })
+    : quick
+      ? [{ name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 50, pglite: withPglite }]
+      : [ALL_SCALES['10k'] as Scale, ALL_SCALES['100k'] as Scale, ALL_SCALES.multi as Scale];
 
 /** A 4,000-word synthetic vocabulary with Zipf-like use, so full-text has common and rare words. */
 const VOCAB = (() => {
   const rand = mulberry32(11);
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'zen', 'dor', 'pla', 'qui', 'bre', 'fos', 'gal', 'hun'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ru',
+    'sa',
+    'to',
+    'vi',
+    'zen',
+    'dor',
+    'pla',
+    'qui',
+    'bre',
+    'fos',
+    'gal',
+    'hun',
+  ];
   const words = new Set<string>();
   while (words.size < 4_000) {
     const n = 2 + Math.floor(rand() * 3);
@@ -83,7 +112,12 @@ function memoryVector(rand: () => number, topic: number): Float32Array {
   return normalize(v);
 }
 
-function makeRecords(scope: { tenant: string; user: string }, start: number, count: number, seed: number): MemoryRecord[] {
+function makeRecords(
+  scope: { tenant: string; user: string },
+  start: number,
+  count: number,
+  seed: number,
+): MemoryRecord[] {
   const rand = mulberry32(seed);
   const out: MemoryRecord[] = [];
   for (let i = start; i < start + count; i++) {
@@ -218,7 +252,9 @@ async function main(): Promise<void> {
         ),
       );
       if (scale.pglite) {
-        rows.push(await runScale(scale, 'PGlite + pgvector (HNSW)', () => createPgliteStore({ exactSearchMaxRows: 2_000 })));
+        rows.push(
+          await runScale(scale, 'PGlite + pgvector (HNSW)', () => createPgliteStore({ exactSearchMaxRows: 2_000 })),
+        );
       }
     }
   } finally {
@@ -241,7 +277,7 @@ async function main(): Promise<void> {
   );
   const md = `# PostgreSQL vs SQLite store: ingest and recall
 
-Command: \`npx tsx bench/store-postgres.ts${quick ? ' --quick' : ''}\` (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores,
+Command: \`npx tsx bench/store-postgres.ts ${process.argv.slice(2).join(' ')}\` (${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores,
 Node ${process.version}, run took ${minutes.toFixed(1)} min).
 
 - Data: synthetic memories, 8–16 words from a 4,000-word Zipf vocabulary, ${DIM}-dim vectors
@@ -258,8 +294,9 @@ Node ${process.version}, run took ${minutes.toFixed(1)} min).
 
 ${table}
 `;
-  writeFileSync(new URL('./RESULTS-postgres.md', import.meta.url), md);
-  process.stdout.write(`\n${table}\n\nwrote bench/RESULTS-postgres.md (${minutes.toFixed(1)} min)\n`);
+  const out = process.env.ENGRAM_BENCH_OUT ?? new URL('./RESULTS-postgres.md', import.meta.url).pathname;
+  writeFileSync(out, md);
+  process.stdout.write(`\n${table}\n\nwrote ${out} (${minutes.toFixed(1)} min)\n`);
 }
 
 await main();

@@ -47,9 +47,13 @@ export function vectorToBase64(vector: Float32Array): string {
 export function vectorFromBase64(value: string, dim: number, id?: string): Float32Array {
   const bytes = Buffer.from(value, 'base64');
   if (bytes.length !== dim * 4) {
-    throw new EngramError('CORRUPT_VECTOR', `vector of ${id ?? 'a record'} has ${bytes.length} bytes, expected ${dim * 4}`, {
-      details: { id, bytes: bytes.length, dim },
-    });
+    throw new EngramError(
+      'CORRUPT_VECTOR',
+      `vector of ${id ?? 'a record'} has ${bytes.length} bytes, expected ${dim * 4}`,
+      {
+        details: { id, bytes: bytes.length, dim },
+      },
+    );
   }
   const out = new Float32Array(dim);
   for (let i = 0; i < dim; i++) out[i] = bytes.readFloatLE(i * 4);
@@ -66,7 +70,11 @@ export interface ExportOptions {
  * Streams every memory of a tenant (all statuses, all users), oldest first, as
  * {@link TransferRecord}s — one per JSONL line for `engram export`.
  */
-export async function* exportTenant(store: MemoryStore, tenant: string, options: ExportOptions = {}): AsyncIterable<TransferRecord> {
+export async function* exportTenant(
+  store: MemoryStore,
+  tenant: string,
+  options: ExportOptions = {},
+): AsyncIterable<TransferRecord> {
   const pageSize = options.pageSize ?? 500;
   let cursor: string | undefined;
   do {
@@ -130,7 +138,8 @@ function toRecord(input: TransferRecord, tenant: string | undefined): MemoryReco
   const embedding = input.embedding ?? null;
   let vector: Float32Array | null = null;
   if (input.vector !== null && input.vector !== undefined) {
-    if (embedding === null) throw new EngramError('INVALID_VECTOR', 'a vector needs embedding info', { details: { id: input.id } });
+    if (embedding === null)
+      throw new EngramError('INVALID_VECTOR', 'a vector needs embedding info', { details: { id: input.id } });
     vector = vectorFromBase64(input.vector, embedding.dim, input.id);
   }
   return {

@@ -88,7 +88,12 @@ describe('serialization conflicts', () => {
       schema: 'conflicts2',
       isolation: 'serializable',
       maxConnections: 16,
-      retry: { retries: 50, baseMs: 2, maxMs: 50, onRetry: (e) => retried.push(String((e as { code?: unknown }).code)) },
+      retry: {
+        retries: 50,
+        baseMs: 2,
+        maxMs: 50,
+        onRetry: (e) => retried.push(String((e as { code?: unknown }).code)),
+      },
     });
     await store.insert([record('shared')]);
     const writers = 16;
@@ -96,7 +101,10 @@ describe('serialization conflicts', () => {
       Array.from({ length: writers }, async (_, w) => {
         await store.insert([record(`w${w}-a`), record(`w${w}-b`)]);
         // Everybody rewrites the same row: last writer wins, nobody fails.
-        const updated = await store.update('t1', 'shared', { text: `by ${w}`, updatedAt: `2024-02-01T00:00:${String(w).padStart(2, '0')}.000Z` });
+        const updated = await store.update('t1', 'shared', {
+          text: `by ${w}`,
+          updatedAt: `2024-02-01T00:00:${String(w).padStart(2, '0')}.000Z`,
+        });
         expect(updated?.id).toBe('shared');
       }),
     );

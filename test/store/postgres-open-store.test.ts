@@ -34,7 +34,10 @@ async function failure(promise: Promise<unknown>): Promise<EngramError> {
 
 describe('resolveStoreSpec', () => {
   it('picks the backend from the spec, then ENGRAM_STORE, then the default path', () => {
-    expect(resolveStoreSpec('postgres://u@h/db', { env: {} })).toEqual({ kind: 'postgres', connectionString: 'postgres://u@h/db' });
+    expect(resolveStoreSpec('postgres://u@h/db', { env: {} })).toEqual({
+      kind: 'postgres',
+      connectionString: 'postgres://u@h/db',
+    });
     expect(resolveStoreSpec('postgresql://u@h:6543/db', { env: {} }).kind).toBe('postgres');
     expect(resolveStoreSpec('./data/x.db', { env: {} })).toEqual({ kind: 'sqlite', path: './data/x.db' });
     expect(resolveStoreSpec(':memory:', { env: {} })).toEqual({ kind: 'sqlite', path: ':memory:' });

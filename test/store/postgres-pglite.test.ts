@@ -48,16 +48,26 @@ function bruteForce(rows: Array<{ id: string; v: Float32Array }>, q: Float32Arra
 describe('pgvector path', () => {
   const dim = 24;
   const random = seededRandom(42);
-  const rows = Array.from({ length: 1500 }, (_, i) => ({ id: `v${String(i).padStart(5, '0')}`, v: randomVector(random, dim) }));
+  const rows = Array.from({ length: 1500 }, (_, i) => ({
+    id: `v${String(i).padStart(5, '0')}`,
+    v: randomVector(random, dim),
+  }));
   const records = rows.map((r, i) =>
-    makeRecord({ id: r.id, scope: { tenant: 'vec', user: i % 2 === 0 ? 'even' : 'odd' }, embedding: { model: 'm', dim }, vector: r.v }),
+    makeRecord({
+      id: r.id,
+      scope: { tenant: 'vec', user: i % 2 === 0 ? 'even' : 'odd' },
+      embedding: { model: 'm', dim },
+      vector: r.v,
+    }),
   );
 
   it('uses pgvector, builds a per-dimension HNSW index, and answers small filters exactly', async () => {
     const store = await createPostgresStore({ pool, schema: 'pgv', vector: 'auto', exactSearchMaxRows: 500 });
     expect(store.usesPgVector).toBe(true);
     await store.insert(records);
-    const idx = await pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'pgv' AND indexname LIKE '%hnsw%'`);
+    const idx = await pool.query<{ indexname: string }>(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = 'pgv' AND indexname LIKE '%hnsw%'`,
+    );
     expect(idx.rows.map((r) => r.indexname)).toEqual([`engram_memories_hnsw_${dim}`]);
     // 400 rows match (ids filter): exact path, identical to brute force, ids and cosines.
     const subset = rows.slice(0, 400);
@@ -97,7 +107,12 @@ describe('pgvector path', () => {
     expect(Number(after.rows[0]?.n ?? 0)).toBeGreaterThan(Number(before.rows[0]?.n ?? 0));
     // A filtered ANN query (half the rows) still fills the limit, only with matching rows.
     const q = randomVector(random, dim);
-    const odd = await store.denseSearch({ filter: { scope: { tenant: 'vec', user: 'odd' } }, vector: q, model: 'm', limit: 20 });
+    const odd = await store.denseSearch({
+      filter: { scope: { tenant: 'vec', user: 'odd' } },
+      vector: q,
+      model: 'm',
+      limit: 20,
+    });
     expect(odd).toHaveLength(20);
     expect(odd.every((c) => Number(c.id.slice(1)) % 2 === 1)).toBe(true);
     await store.close();
@@ -107,25 +122,41 @@ describe('pgvector path', () => {
     const plain = await createPostgresStore({ pool, schema: 'backfill', vector: 'app' });
     const some = rows.slice(0, 300);
     await plain.insert(records.slice(0, 300));
-    const noColumn = await pool.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = 'backfill' AND column_name = 'embedding'`);
+    const noColumn = await pool.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = 'backfill' AND column_name = 'embedding'`,
+    );
     expect(noColumn.rows).toHaveLength(0);
     const q = randomVector(random, dim);
-    const appAnswer = await plain.denseSearch({ filter: { scope: { tenant: 'vec' } }, vector: q, model: 'm', limit: 15 });
+    const appAnswer = await plain.denseSearch({
+      filter: { scope: { tenant: 'vec' } },
+      vector: q,
+      model: 'm',
+      limit: 15,
+    });
     await plain.close();
 
-    const withVector = await createPostgresStore({ pool, schema: 'backfill', vector: 'pgvector', exactSearchMaxRows: 1000 });
+    const withVector = await createPostgresStore({
+      pool,
+      schema: 'backfill',
+      vector: 'pgvector',
+      exactSearchMaxRows: 1000,
+    });
     const mismatches = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM backfill.engram_memories WHERE embedding IS NULL OR vector_dims(embedding) <> embed_dim`,
     );
     expect(mismatches.rows[0]?.n).toBe(0);
     // The backfilled values are the float32 values exactly.
-    const sample = await pool.query<{ id: string; e: string }>(`SELECT id, embedding::text AS e FROM backfill.engram_memories ORDER BY id LIMIT 50`);
+    const sample = await pool.query<{ id: string; e: string }>(
+      `SELECT id, embedding::text AS e FROM backfill.engram_memories ORDER BY id LIMIT 50`,
+    );
     for (const row of sample.rows) {
       const original = some.find((r) => r.id === row.id)!.v;
       const parsed = Float32Array.from(JSON.parse(row.e) as number[]);
       expect(Buffer.from(parsed.buffer).equals(Buffer.from(original.buffer))).toBe(true);
     }
-    expect(await withVector.denseSearch({ filter: { scope: { tenant: 'vec' } }, vector: q, model: 'm', limit: 15 })).toEqual(appAnswer);
+    expect(
+      await withVector.denseSearch({ filter: { scope: { tenant: 'vec' } }, vector: q, model: 'm', limit: 15 }),
+    ).toEqual(appAnswer);
     await withVector.close();
   });
 });

@@ -27,7 +27,13 @@ async function collect(iterable: AsyncIterable<TransferRecord>): Promise<Transfe
 function fixture(tenant: string): MemoryRecord[] {
   const random = seededRandom(7);
   const records: MemoryRecord[] = [];
-  const texts = ['I am allergic to peanuts', 'Ich trinke gern Café au lait', 'Моя собака любит гулять', '我对花生过敏', '🙂 emoji and "quotes" \\ back\'slash'];
+  const texts = [
+    'I am allergic to peanuts',
+    'Ich trinke gern Café au lait',
+    'Моя собака любит гулять',
+    '我对花生过敏',
+    '🙂 emoji and "quotes" \\ back\'slash',
+  ];
   for (let i = 0; i < 1203; i++) {
     const withVec = i % 5 !== 0;
     const model = i % 7 === 0 ? 'other-model' : 'test-model';
@@ -44,8 +50,13 @@ function fixture(tenant: string): MemoryRecord[] {
         summary: i % 8 === 0 ? `summary ${i}` : null,
         background: i % 9 === 0 ? 'background' : null,
         sources: i % 10 === 0 ? [{ type: 'chat', id: `D1:${i}`, role: 'user', content: 'hi' }] : [],
-        scope: { tenant, user: `u${i % 3}`, ...(i % 4 === 0 ? { agent: 'ag', session: `s${i % 2}` } : {}), ...(i % 5 === 1 ? { collection: 'c' } : {}) },
-        metadata: i % 2 === 0 ? { n: i, nested: { ok: true, list: [1, 'two', null] }, 'ключ': 'значение' } : {},
+        scope: {
+          tenant,
+          user: `u${i % 3}`,
+          ...(i % 4 === 0 ? { agent: 'ag', session: `s${i % 2}` } : {}),
+          ...(i % 5 === 1 ? { collection: 'c' } : {}),
+        },
+        metadata: i % 2 === 0 ? { n: i, nested: { ok: true, list: [1, 'two', null] }, ключ: 'значение' } : {},
         statedAt: i % 3 === 1 ? at(i * 3) : null,
         createdAt: at(i),
         updatedAt: at(i + 5),
@@ -84,7 +95,11 @@ it('SQLite -> PostgreSQL -> SQLite round-trips a whole tenant without loss', asy
   await back.migrate();
   // Through JSON text, as `engram export | engram import` would.
   const lines = viaPg.map((r) => JSON.stringify(r));
-  await importRecords(back, lines.map((l) => JSON.parse(l) as TransferRecord), { batchSize: 400 });
+  await importRecords(
+    back,
+    lines.map((l) => JSON.parse(l) as TransferRecord),
+    { batchSize: 400 },
+  );
   const final = await collect(exportTenant(back, tenant));
 
   expect([...viaPg].sort(byId)).toEqual([...original].sort(byId));

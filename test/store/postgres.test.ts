@@ -33,7 +33,9 @@ runStoreConformance('postgres (real server, app-side vectors)', async () => {
 describe('postgres specifics', () => {
   it('migrations are versioned, recorded, and safe to run concurrently', async () => {
     const stores = await Promise.all(
-      Array.from({ length: 6 }, () => createPostgresStore({ connectionString: cluster.url, schema: 'concurrent_migrate', maxConnections: 2 })),
+      Array.from({ length: 6 }, () =>
+        createPostgresStore({ connectionString: cluster.url, schema: 'concurrent_migrate', maxConnections: 2 }),
+      ),
     );
     const pool = new pg.Pool({ connectionString: cluster.url });
     expect(await appliedPgMigrations(pool, 'concurrent_migrate')).toEqual(PG_MIGRATIONS.map((m) => m.version));
@@ -52,7 +54,9 @@ describe('postgres specifics', () => {
       ...PG_MIGRATIONS,
       { version: 99, name: 'broken', sql: () => 'CREATE TABLE half_done (x int); SELECT no_such_function();' },
     ];
-    const error = await applyPgMigrations(pool, { schema: 'broken_migrate', migrations: broken }).catch((e: unknown) => e);
+    const error = await applyPgMigrations(pool, { schema: 'broken_migrate', migrations: broken }).catch(
+      (e: unknown) => e,
+    );
     expect(isEngramError(error, 'MIGRATION_ERROR')).toBe(true);
     expect((error as EngramError).details.version).toBe(99);
     // Nothing of the run survived, not even the earlier steps of the same run.
@@ -93,7 +97,31 @@ describe('postgres specifics', () => {
       vector: null,
     });
     await store.insert([rec('and', 'cats AND dogs near the river'), rec('other', 'nothing relevant here')]);
-    const hostile = ["'", "''", '\\', "\\'", ':*', '<->', '<2>', '!', '!!', '&', '|', '(', ')', '"', '*', '-', "x' | 'y", "'); DROP TABLE x; --", 'a & !b', 'AND', 'OR', 'NOT', 'NEAR'];
+    const hostile = [
+      "'",
+      "''",
+      '\\',
+      "\\'",
+      ':*',
+      '<->',
+      '<2>',
+      '!',
+      '!!',
+      '&',
+      '|',
+      '(',
+      ')',
+      '"',
+      '*',
+      '-',
+      "x' | 'y",
+      "'); DROP TABLE x; --",
+      'a & !b',
+      'AND',
+      'OR',
+      'NOT',
+      'NEAR',
+    ];
     for (const term of hostile) {
       const found = await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [term], limit: 10 });
       expect(Array.isArray(found), term).toBe(true);
@@ -103,7 +131,11 @@ describe('postgres specifics', () => {
     const near = await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['NEAR'], limit: 10 });
     expect(near.map((c) => c.id)).toEqual(['and']);
     // "x' | 'y" is one literal phrase (x followed by y), not two OR-ed words.
-    const injected = await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ["cats' | 'nothing"], limit: 10 });
+    const injected = await store.lexicalSearch({
+      filter: { scope: { tenant: 't' } },
+      terms: ["cats' | 'nothing"],
+      limit: 10,
+    });
     expect(injected).toEqual([]);
     await store.close();
   });

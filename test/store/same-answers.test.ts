@@ -33,14 +33,31 @@ const ENGLISH = (
   'dentist teacher student project deadline meeting manager startup investor contract lawyer ' +
   'apartment neighbor landlord garage sunset sunrise lantern compass harbor bridge castle'
 ).split(' ');
-const OTHER = ['café', 'crème', 'brûlée', 'naïve', 'собака', 'кошка', 'молоко', 'ёлка', '花生', '过敏', '咖啡', '东京', 'すし', 'ラーメン'];
+const OTHER = [
+  'café',
+  'crème',
+  'brûlée',
+  'naïve',
+  'собака',
+  'кошка',
+  'молоко',
+  'ёлка',
+  '花生',
+  '过敏',
+  '咖啡',
+  '东京',
+  'すし',
+  'ラーメン',
+];
 
 function fixture(): Array<MemoryInput & { user: string }> {
   const random = seededRandom(2024);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)] as T;
   const out: Array<MemoryInput & { user: string }> = [];
   for (let i = 0; i < 300; i++) {
-    const words = Array.from({ length: 3 + Math.floor(random() * 4) }, () => (random() < 0.15 ? pick(OTHER) : pick(ENGLISH)));
+    const words = Array.from({ length: 3 + Math.floor(random() * 4) }, () =>
+      random() < 0.15 ? pick(OTHER) : pick(ENGLISH),
+    );
     const text = `${i % 2 === 0 ? 'The' : 'A'} ${words.join(' ')}.`;
     out.push({
       id: `fx-${String(i).padStart(4, '0')}`,
@@ -124,7 +141,9 @@ async function load(name: string, store: MemoryStore): Promise<Backend> {
   for (const [user, inputs] of byUser) await engram.addMany(inputs, { scope: { tenant: 'acme', user } });
   // A second tenant with the same texts: must never leak into acme's answers.
   await engram.addMany(
-    fixture().slice(0, 50).map(({ user: _user, ...input }) => ({ ...input, id: `other-${input.id}` })),
+    fixture()
+      .slice(0, 50)
+      .map(({ user: _user, ...input }) => ({ ...input, id: `other-${input.id}` })),
     { scope: { tenant: 'globex', user: 'alice' } },
   );
   return { name, engram };
@@ -139,7 +158,10 @@ beforeAll(async () => {
   backends.push(await load('postgres', await createPostgresStore({ connectionString: cluster.url })));
   // exactSearchMaxRows 100: alice's ~300 rows go through pgvector's HNSW index.
   backends.push(
-    await load('pglite+pgvector', await createPostgresStore({ pool: pglitePool, vector: 'pgvector', exactSearchMaxRows: 100 })),
+    await load(
+      'pglite+pgvector',
+      await createPostgresStore({ pool: pglitePool, vector: 'pgvector', exactSearchMaxRows: 100 }),
+    ),
   );
 });
 
@@ -164,7 +186,10 @@ function expectSame(
   a: Array<{ id: string; score: number; cosine?: number; bm25?: number }>,
   b: Array<{ id: string; score: number; cosine?: number; bm25?: number }>,
 ): void {
-  expect(b.map((x) => x.id), `${label}: ids/order`).toEqual(a.map((x) => x.id));
+  expect(
+    b.map((x) => x.id),
+    `${label}: ids/order`,
+  ).toEqual(a.map((x) => x.id));
   a.forEach((x, i) => {
     const y = b[i]!;
     expect(Math.abs(x.score - y.score), `${label}: score of ${x.id}`).toBeLessThan(1e-6);
@@ -177,11 +202,16 @@ describe('same answers from SQLite and PostgreSQL', () => {
   it('the lexical channel sees the same matches (every fixture word fits in the lexical pool)', async () => {
     const [sqlite, ...others] = backends.map((b) => b.engram.store);
     for (const word of [...ENGLISH, ...OTHER]) {
-      const query = { filter: { scope: { tenant: 'acme', user: 'alice' } }, terms: [word.normalize('NFKC').toLowerCase()], limit: 500 };
+      const query = {
+        filter: { scope: { tenant: 'acme', user: 'alice' } },
+        terms: [word.normalize('NFKC').toLowerCase()],
+        limit: 500,
+      };
       const expected = (await sqlite!.lexicalSearch(query)).map((c) => c.id).sort();
       expect(expected.length, word).toBeGreaterThan(0);
       expect(expected.length, word).toBeLessThanOrEqual(50);
-      for (const store of others) expect((await store.lexicalSearch(query)).map((c) => c.id).sort(), word).toEqual(expected);
+      for (const store of others)
+        expect((await store.lexicalSearch(query)).map((c) => c.id).sort(), word).toEqual(expected);
     }
   });
 
@@ -197,11 +227,17 @@ describe('same answers from SQLite and PostgreSQL', () => {
           // The documented scope: all full-text matches of the query fit in the lexical pool.
           const tokens = [...new Set(ENGRAM_PROFILE.tokenize(query))];
           if (profile === 'engram' && tokens.length > 0) {
-            const all = await backends[0]!.engram.store.lexicalSearch({ filter: { scope: options.scope }, terms: tokens, limit: 5000 });
+            const all = await backends[0]!.engram.store.lexicalSearch({
+              filter: { scope: options.scope },
+              terms: tokens,
+              limit: 5000,
+            });
             expect(all.length, `matches of "${query}"`).toBeLessThanOrEqual(results[0]!.poolSize);
           }
           if (reference.length > 0) nonEmpty++;
-          lexical += [...results[0]!.hits, ...results[0]!.cut].filter((h) => h.explanation.channels.includes('lexical')).length;
+          lexical += [...results[0]!.hits, ...results[0]!.cut].filter((h) =>
+            h.explanation.channels.includes('lexical'),
+          ).length;
           for (let i = 1; i < backends.length; i++) {
             expectSame(`${backends[i]!.name} "${query}" ${user ?? '*'}`, reference, summary(results[i]!));
             expect(results[i]!.poolSize, `${backends[i]!.name} pool "${query}"`).toBe(results[0]!.poolSize);
@@ -222,7 +258,11 @@ describe('same answers from SQLite and PostgreSQL', () => {
       );
       const reference = results[0]!.hits.map((h) => ({ id: h.memory.id, score: h.relevance }));
       for (let i = 1; i < backends.length; i++) {
-        expectSame(`search ${backends[i]!.name} "${query}"`, reference, results[i]!.hits.map((h) => ({ id: h.memory.id, score: h.relevance })));
+        expectSame(
+          `search ${backends[i]!.name} "${query}"`,
+          reference,
+          results[i]!.hits.map((h) => ({ id: h.memory.id, score: h.relevance })),
+        );
       }
     }
   });

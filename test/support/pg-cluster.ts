@@ -10,7 +10,16 @@
  * - teardown: SIGINT (fast shutdown), SIGKILL after 5 s, then the temp dir is removed.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +168,7 @@ export async function startPgCluster(options: { database?: string } = {}): Promi
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    detach();
     // Signal the postmaster itself (not the runuser wrapper): SIGINT = fast shutdown.
     const pid = postmasterPid();
     if (pid !== null && alive(pid)) {
@@ -169,6 +179,27 @@ export async function startPgCluster(options: { database?: string } = {}): Promi
     }
     if (!exited) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+  };
+
+  // If the process exits without stop() (a killed bench, a crashed worker), take the server and
+  // its files down with it rather than leaving an orphaned postmaster behind.
+  const onExit = (): void => {
+    if (stopped) return;
+    const pid = postmasterPid();
+    if (pid !== null && alive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    onExit();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('exit', onExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const detach = (): void => {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
 
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -9,7 +9,16 @@ interface PgLikeError {
   severity?: unknown;
 }
 
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 function fields(error: unknown): PgLikeError {
   return typeof error === 'object' && error !== null ? (error as PgLikeError) : {};
@@ -35,14 +44,18 @@ export function isConnectionError(error: unknown): boolean {
   const { message } = fields(error);
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message)
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
   );
 }
 
 /** node-postgres gave up connecting after `connectionTimeoutMillis` (pool or client). */
 export function isConnectTimeout(error: unknown): boolean {
   const { message } = fields(error);
-  return typeof message === 'string' && /timeout exceeded when trying to connect|due to connection timeout/i.test(message);
+  return (
+    typeof message === 'string' && /timeout exceeded when trying to connect|due to connection timeout/i.test(message)
+  );
 }
 
 /** Serialization failure, deadlock, or "restart transaction" (CockroachDB): retry the transaction. */
@@ -81,10 +94,19 @@ export function toEngramError(error: unknown, operation: string): EngramError {
     });
   }
   if (code === '54000') {
-    return new EngramError('TEXT_TOO_LONG', `postgres ${operation}: text too large to index (${text})`, { cause: error, details });
+    return new EngramError('TEXT_TOO_LONG', `postgres ${operation}: text too large to index (${text})`, {
+      cause: error,
+      details,
+    });
   }
   if (code === '22021' || code === '22P05') {
-    return new EngramError('INVALID_TEXT', `postgres ${operation}: text rejected by the server (${text})`, { cause: error, details });
+    return new EngramError('INVALID_TEXT', `postgres ${operation}: text rejected by the server (${text})`, {
+      cause: error,
+      details,
+    });
   }
-  return new EngramError('STORE_ERROR', `postgres ${operation} failed (${code ?? 'no code'}: ${text})`, { cause: error, details });
+  return new EngramError('STORE_ERROR', `postgres ${operation} failed (${code ?? 'no code'}: ${text})`, {
+    cause: error,
+    details,
+  });
 }

@@ -18,7 +18,12 @@ export interface PgNames {
 /** Names for tables in `schema`. */
 export function pgNames(schema: string): PgNames {
   const s = quoteIdent(schema);
-  return { schema: s, memories: `${s}.engram_memories`, migrations: `${s}.engram_schema_migrations`, prefix: 'engram_memories' };
+  return {
+    schema: s,
+    memories: `${s}.engram_memories`,
+    migrations: `${s}.engram_schema_migrations`,
+    prefix: 'engram_memories',
+  };
 }
 
 /** One schema step: applied once, in its own transaction, recorded in `engram_schema_migrations`. */
@@ -136,7 +141,10 @@ export interface PgMigrationReport {
  * extension is available. Idempotent; this is what `engram migrate` calls.
  * Throws EngramError('MIGRATION_ERROR') naming the failing version.
  */
-export async function applyPgMigrations(pool: pg.Pool, options: ApplyPgMigrationsOptions = {}): Promise<PgMigrationReport> {
+export async function applyPgMigrations(
+  pool: pg.Pool,
+  options: ApplyPgMigrationsOptions = {},
+): Promise<PgMigrationReport> {
   const schema = options.schema ?? 'public';
   const names = pgNames(schema);
   const migrations = [...(options.migrations ?? PG_MIGRATIONS)].sort((a, b) => a.version - b.version);
@@ -153,12 +161,17 @@ export async function applyPgMigrations(pool: pg.Pool, options: ApplyPgMigration
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const done = new Set((await client.query<{ version: number }>(`SELECT version FROM ${names.migrations}`)).rows.map((r) => r.version));
+    const done = new Set(
+      (await client.query<{ version: number }>(`SELECT version FROM ${names.migrations}`)).rows.map((r) => r.version),
+    );
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       failing = migration;
       await client.query(migration.sql(names));
-      await client.query(`INSERT INTO ${names.migrations} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      await client.query(`INSERT INTO ${names.migrations} (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
       applied.push(migration.version);
       failing = undefined;
     }
@@ -181,9 +194,13 @@ export async function applyPgMigrations(pool: pg.Pool, options: ApplyPgMigration
 /** Versions recorded in `engram_schema_migrations` (empty when the schema was never migrated). */
 export async function appliedPgMigrations(pool: pg.Pool, schema = 'public'): Promise<number[]> {
   const names = pgNames(schema);
-  const exists = await pool.query<{ t: string | null }>(`SELECT to_regclass($1) AS t`, [`${names.schema}.engram_schema_migrations`]);
+  const exists = await pool.query<{ t: string | null }>(`SELECT to_regclass($1) AS t`, [
+    `${names.schema}.engram_schema_migrations`,
+  ]);
   if (!exists.rows[0]?.t) return [];
-  return (await pool.query<{ version: number }>(`SELECT version FROM ${names.migrations} ORDER BY version`)).rows.map((r) => r.version);
+  return (await pool.query<{ version: number }>(`SELECT version FROM ${names.migrations} ORDER BY version`)).rows.map(
+    (r) => r.version,
+  );
 }
 
 /**

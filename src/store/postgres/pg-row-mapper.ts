@@ -58,7 +58,8 @@ export function rowToMemory(row: PgMemoryRow): Memory {
     updatedAt: row.updated_at,
     status: row.status as MemoryStatus,
     usage: { count: row.use_count, lastUsedAt: row.last_used_at },
-    embedding: row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,
+    embedding:
+      row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,
   };
 }
 

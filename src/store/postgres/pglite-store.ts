@@ -11,7 +11,6 @@ export interface PgliteStoreOptions extends Omit<PostgresStoreOptions, 'connecti
   pgvector?: boolean | undefined;
 }
 
-
 /**
  * Opens a {@link PostgresStore} on an embedded PGlite database through PGlite's node-postgres
  * adapter: the exact same SQL as a real server, including the pgvector / HNSW path. PGlite is
@@ -32,7 +31,11 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       const { vector } = await import('@electric-sql/pglite-pgvector');
       extensions.vector = vector;
     } catch (cause) {
-      throw new EngramError('CONFIG_ERROR', 'pgvector for PGlite is not installed (npm install @electric-sql/pglite-pgvector)', { cause });
+      throw new EngramError(
+        'CONFIG_ERROR',
+        'pgvector for PGlite is not installed (npm install @electric-sql/pglite-pgvector)',
+        { cause },
+      );
     }
   }
   const db = await PGlite.create(options.dataDir ?? 'memory://', { extensions });
@@ -41,7 +44,11 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   pool.options.max = 1;
   let store: PostgresStore;
   try {
-    store = await createPostgresStore({ ...options, pool, vector: options.vector ?? (options.pgvector === false ? 'app' : 'auto') });
+    store = await createPostgresStore({
+      ...options,
+      pool,
+      vector: options.vector ?? (options.pgvector === false ? 'app' : 'auto'),
+    });
   } catch (error) {
     await pool.end().catch(() => undefined);
     await db.close().catch(() => undefined);

@@ -17,7 +17,15 @@ import type {
   ScopeStats,
   UsageEntry,
 } from '../memory-store.js';
-import { assertFilter, assertIds, assertLimit, assertMemoryFields, assertRecord, assertTenant, assertVector } from '../record-validation.js';
+import {
+  assertFilter,
+  assertIds,
+  assertLimit,
+  assertMemoryFields,
+  assertRecord,
+  assertTenant,
+  assertVector,
+} from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
@@ -93,7 +101,11 @@ function whereFilter(filter: MemoryFilter, params: unknown[] = []): Sql {
   return { where: parts.join(' AND '), params };
 }
 
-const ORDER_COLUMNS = { createdAt: 'created_at', updatedAt: 'updated_at', statedAt: "COALESCE(stated_at, '')" } as const;
+const ORDER_COLUMNS = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  statedAt: "COALESCE(stated_at, '')",
+} as const;
 
 function compareDense(a: DenseCandidate, b: DenseCandidate): number {
   return b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -126,7 +138,11 @@ export class PostgresStore implements MemoryStore {
     return this.pgvector;
   }
 
-  private run<T>(operation: string, work: (client: pg.PoolClient) => Promise<T>, options: RunPgOptions = {}): Promise<T> {
+  private run<T>(
+    operation: string,
+    work: (client: pg.PoolClient) => Promise<T>,
+    options: RunPgOptions = {},
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new EngramError('STORE_CLOSED', 'the postgres store is closed'));
     return runPg(this.pool, operation, work, { isolation: this.options.isolation, ...options }, this.options.retry);
   }
@@ -142,7 +158,10 @@ export class PostgresStore implements MemoryStore {
     const mode = this.options.vector ?? 'auto';
     const report = await applyPgMigrations(this.pool, { schema: this.options.schema, pgvector: mode !== 'app' });
     if (mode === 'pgvector' && !report.pgvector) {
-      throw new EngramError('CONFIG_ERROR', "vector: 'pgvector' was asked for but the extension is not available on this server");
+      throw new EngramError(
+        'CONFIG_ERROR',
+        "vector: 'pgvector' was asked for but the extension is not available on this server",
+      );
     }
     this.pgvector = report.pgvector && mode !== 'app';
     if (this.pgvector) {
@@ -163,7 +182,10 @@ export class PostgresStore implements MemoryStore {
     );
     this.pgvector = mode !== 'app' && (found.rows[0]?.n ?? 0) > 0;
     if (mode === 'pgvector' && !this.pgvector) {
-      throw new EngramError('CONFIG_ERROR', "vector: 'pgvector' was asked for but the schema has no pgvector column (run migrate)");
+      throw new EngramError(
+        'CONFIG_ERROR',
+        "vector: 'pgvector' was asked for but the schema has no pgvector column (run migrate)",
+      );
     }
     return this.pgvector;
   }
@@ -246,10 +268,10 @@ export class PostgresStore implements MemoryStore {
     const rows = await this.run(
       'get',
       (c) =>
-        c.query<PgMemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`, [
-          tenant,
-          [...new Set(ids)],
-        ]),
+        c.query<PgMemoryRow>(
+          `SELECT ${MEMORY_COLUMNS} FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`,
+          [tenant, [...new Set(ids)]],
+        ),
       { idempotent: true },
     );
     const byId = new Map(rows.rows.map((row) => [row.id, rowToMemory(row)]));
@@ -348,7 +370,11 @@ export class PostgresStore implements MemoryStore {
     if (ids.length === 0) return 0;
     const result = await this.run(
       'delete',
-      (c) => c.query(`DELETE FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`, [tenant, [...new Set(ids)]]),
+      (c) =>
+        c.query(`DELETE FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`, [
+          tenant,
+          [...new Set(ids)],
+        ]),
       { transaction: true },
     );
     return result.rowCount ?? 0;
@@ -361,7 +387,8 @@ export class PostgresStore implements MemoryStore {
     const order = options.order ?? 'createdAt';
     const direction = options.direction ?? 'asc';
     if (!(order in ORDER_COLUMNS)) throw new EngramError('INVALID_INPUT', `unknown list order ${String(order)}`);
-    if (direction !== 'asc' && direction !== 'desc') throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
+    if (direction !== 'asc' && direction !== 'desc')
+      throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
     const column = ORDER_COLUMNS[order];
     const { where, params } = whereFilter(filter);
     let keyset = '';
@@ -432,17 +459,22 @@ export class PostgresStore implements MemoryStore {
         models.set(key, entry);
       }
     }
-    stats.models = [...models.values()].sort((a, b) => b.count - a.count || (a.model < b.model ? -1 : a.model > b.model ? 1 : a.dim - b.dim));
+    stats.models = [...models.values()].sort(
+      (a, b) => b.count - a.count || (a.model < b.model ? -1 : a.model > b.model ? 1 : a.dim - b.dim),
+    );
     return stats;
   }
 
   async denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
     assertFilter(query.filter);
     assertLimit(query.limit, MAX_LIMIT);
-    if (!(query.vector instanceof Float32Array)) throw new EngramError('INVALID_VECTOR', 'query vector must be a Float32Array');
-    if (typeof query.model !== 'string' || query.model === '') throw new EngramError('INVALID_INPUT', 'model is required');
+    if (!(query.vector instanceof Float32Array))
+      throw new EngramError('INVALID_VECTOR', 'query vector must be a Float32Array');
+    if (typeof query.model !== 'string' || query.model === '')
+      throw new EngramError('INVALID_INPUT', 'model is required');
     for (let i = 0; i < query.vector.length; i++) {
-      if (!Number.isFinite(query.vector[i] as number)) throw new EngramError('INVALID_VECTOR', 'query vector contains NaN or Infinity');
+      if (!Number.isFinite(query.vector[i] as number))
+        throw new EngramError('INVALID_VECTOR', 'query vector contains NaN or Infinity');
     }
     const dim = query.vector.length;
     const unit = unitVector(query.vector);
@@ -452,7 +484,11 @@ export class PostgresStore implements MemoryStore {
   }
 
   /** Scores rows with the shared unit-vector cosine, best first, ties by id. */
-  private score(rows: Array<{ id: string; vector: Buffer; embed_dim: number | null }>, unit: Float32Array, limit: number): DenseCandidate[] {
+  private score(
+    rows: Array<{ id: string; vector: Buffer; embed_dim: number | null }>,
+    unit: Float32Array,
+    limit: number,
+  ): DenseCandidate[] {
     const scratch = new Float32Array(unit.length);
     const scored: DenseCandidate[] = [];
     for (const row of rows) {
@@ -510,7 +546,9 @@ export class PostgresStore implements MemoryStore {
         }
         // The planner must take the HNSW index (its cost model prefers a scan + sort on small
         // tables), and the partial index predicate needs the dimension as a literal (an integer).
-        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.min(1000, Math.max(100, fetch * 2)))]);
+        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
+          String(Math.min(1000, Math.max(100, fetch * 2))),
+        ]);
         // With sorting disabled, only an index that yields rows in distance order (HNSW) avoids
         // the penalty; a btree on (tenant, …) plus a sort no longer looks cheaper.
         await c.query(
@@ -556,7 +594,8 @@ export class PostgresStore implements MemoryStore {
   async recordUsage(tenant: string, ids: string[], at: string): Promise<void> {
     assertTenant(tenant);
     assertIds(ids);
-    if (typeof at !== 'string' || Number.isNaN(Date.parse(at))) throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
+    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)))
+      throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
     if (ids.length === 0) return;
     await this.run(
       'recordUsage',
@@ -580,8 +619,13 @@ export class PostgresStore implements MemoryStore {
       if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
         throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
       }
-      if (entry.lastUsedAt !== null && (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))) {
-        throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', { details: { id: entry.id } });
+      if (
+        entry.lastUsedAt !== null &&
+        (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))
+      ) {
+        throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', {
+          details: { id: entry.id },
+        });
       }
     }
     if (usage.length === 0) return;
@@ -610,12 +654,19 @@ function parseConnectionString(connectionString: string): void {
   try {
     url = new URL(connectionString);
   } catch (cause) {
-    throw new EngramError('CONFIG_ERROR', 'invalid PostgreSQL connection string (expected postgres://user:pass@host:port/db)', {
-      cause,
-    });
+    throw new EngramError(
+      'CONFIG_ERROR',
+      'invalid PostgreSQL connection string (expected postgres://user:pass@host:port/db)',
+      {
+        cause,
+      },
+    );
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new EngramError('CONFIG_ERROR', `invalid PostgreSQL URL scheme ${url.protocol} (expected postgres:// or postgresql://)`);
+    throw new EngramError(
+      'CONFIG_ERROR',
+      `invalid PostgreSQL URL scheme ${url.protocol} (expected postgres:// or postgresql://)`,
+    );
   }
   if (url.port !== '' && !/^\d+$/.test(url.port)) {
     throw new EngramError('CONFIG_ERROR', 'invalid port in PostgreSQL URL');
@@ -662,11 +713,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   } catch (error) {
     if (owns) await pool.end().catch(() => undefined);
     if (isConnectTimeout(error) || (error instanceof EngramError && isConnectTimeout(error.cause))) {
-      throw new EngramError('TIMEOUT', `could not connect to PostgreSQL within ${options.connectTimeoutMs ?? 5_000} ms`, {
-        cause: error,
-        isRetryable: true,
-        details: { pgCode: 'CONNECT_TIMEOUT' },
-      });
+      throw new EngramError(
+        'TIMEOUT',
+        `could not connect to PostgreSQL within ${options.connectTimeoutMs ?? 5_000} ms`,
+        {
+          cause: error,
+          isRetryable: true,
+          details: { pgCode: 'CONNECT_TIMEOUT' },
+        },
+      );
     }
     throw toEngramError(error, 'connect');
   }

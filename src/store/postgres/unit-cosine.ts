@@ -9,7 +9,10 @@
  */
 
 /** `source` scaled to unit length, as float32; a zero vector stays zero. Null when not finite. */
-export function unitVector(source: Float32Array, target: Float32Array = new Float32Array(source.length)): Float32Array | null {
+export function unitVector(
+  source: Float32Array,
+  target: Float32Array = new Float32Array(source.length),
+): Float32Array | null {
   let norm = 0;
   for (let i = 0; i < source.length; i++) {
     const v = source[i] as number;
