@@ -525,6 +525,52 @@ describe('SQLite store', () => {
     expect(cache.bytes).toBeLessThanOrEqual(40_000);
   });
 
+  it.each([
+    ['float32 scan', Infinity],
+    ['int8 pre-selection', 0],
+  ])('remembered filter matches follow writes (%s)', async (_label, quantizeAbove) => {
+    const store = openStore({ vectorQuantizeAbove: quantizeAbove });
+    const random = seededRandom(31);
+    const rows = Array.from({ length: 200 }, (_, i) =>
+      withVector(randomVector(random, 16), 'test-model', {
+        id: `f${i}`,
+        scope: { tenant: 't', agent: i % 2 === 0 ? 'even' : 'odd' },
+        tags: i % 20 === 0 ? ['rare'] : [],
+      }),
+    );
+    await store.insert(rows);
+    const query = randomVector(random, 16);
+    const search = async (filter: object) =>
+      (
+        await store.denseSearch({
+          filter: { scope: { tenant: 't' }, ...filter },
+          vector: query,
+          model: 'test-model',
+          limit: 200,
+        })
+      ).map((h) => h.id);
+    const expectSet = (got: string[], want: string[]) => expect([...got].sort()).toEqual([...want].sort());
+    for (let round = 0; round < 2; round++) {
+      expectSet(
+        await search({ tags: ['rare'] }),
+        rows.filter((_, i) => i % 20 === 0).map((r) => r.id),
+      );
+      expectSet(
+        await search({ scope: { tenant: 't', agent: 'even' } }),
+        rows.filter((_, i) => i % 2 === 0).map((r) => r.id),
+      );
+    }
+    await store.delete('t', ['f20']);
+    await store.update('t', 'f1', { tags: ['rare'], updatedAt: new Date().toISOString() });
+    await store.update('t', 'f2', { status: 'archived', updatedAt: new Date().toISOString() });
+    const rare = rows.filter((_, i) => i % 20 === 0 && i !== 20).map((r) => r.id);
+    expectSet(await search({ tags: ['rare'] }), [...rare, 'f1']);
+    expectSet(
+      await search({ scope: { tenant: 't', agent: 'even' } }),
+      rows.filter((_, i) => i % 2 === 0 && i !== 20 && i !== 2).map((r) => r.id),
+    );
+  });
+
   it('rejects writes with lone surrogates instead of storing replacement characters', async () => {
     const store = openStore();
     await expectCode(store.insert([makeRecord({ scope: { tenant: 't' }, text: 'a\uD800b' })]), 'INVALID_TEXT');

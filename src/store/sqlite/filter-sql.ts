@@ -1,5 +1,5 @@
 import type { MemoryFilter } from '../memory-store.js';
-import type { SlotMeta } from './vector-partition.js';
+import type { SlotFilter } from './vector-partition.js';
 
 /** A SQL WHERE fragment over alias `m` and its positional parameters. */
 export interface SqlFragment {
@@ -55,12 +55,13 @@ export function filterSql(filter: MemoryFilter): SqlFragment {
 
 /**
  * The same filter as an in-memory predicate over cached rows (the partition already fixes
- * tenant, model and user). Returns null when nothing beyond the partition needs checking.
+ * tenant, model and user), with a key that identifies it (so a partition can reuse its matches).
+ * Returns null when nothing beyond the partition needs checking.
  */
 export function filterPredicate(
   filter: MemoryFilter,
   partitionStatuses: ReadonlySet<string> | null,
-): ((id: string, meta: SlotMeta) => boolean) | null {
+): SlotFilter | null {
   const statuses = new Set<string>(filter.statuses ?? DEFAULT_STATUSES);
   const types = filter.types === undefined ? null : new Set<string>(filter.types);
   const ids = filter.ids === undefined ? null : new Set(filter.ids);
@@ -80,13 +81,26 @@ export function filterPredicate(
   ) {
     return null;
   }
-  return (id, meta) =>
-    statuses.has(meta.status) &&
-    (types === null || types.has(meta.type)) &&
-    (ids === null || ids.has(id)) &&
-    (agent === undefined || meta.agent === agent) &&
-    (session === undefined || meta.session === session) &&
-    (collection === undefined || meta.collection === collection) &&
-    (key === undefined || meta.key === key) &&
-    tags.every((t) => meta.tags.includes(t));
+  const sorted = (values: Iterable<string> | null): string[] | null => (values === null ? null : [...values].sort());
+  return {
+    key: JSON.stringify([
+      sorted(statuses),
+      sorted(types),
+      sorted(ids),
+      sorted(tags),
+      agent ?? null,
+      session ?? null,
+      collection ?? null,
+      key ?? null,
+    ]),
+    test: (id, meta) =>
+      statuses.has(meta.status) &&
+      (types === null || types.has(meta.type)) &&
+      (ids === null || ids.has(id)) &&
+      (agent === undefined || meta.agent === agent) &&
+      (session === undefined || meta.session === session) &&
+      (collection === undefined || meta.collection === collection) &&
+      (key === undefined || meta.key === key) &&
+      tags.every((t) => meta.tags.includes(t)),
+  };
 }

@@ -13,8 +13,21 @@ export interface SlotMeta {
   tags: readonly string[];
 }
 
-/** A predicate over {@link SlotMeta}, or null when every row matches. */
-export type SlotPredicate = ((id: string, meta: SlotMeta) => boolean) | null;
+/** A predicate with a stable key describing it, so its matches can be reused while rows do not change. */
+export interface SlotFilter {
+  key: string;
+  test: (id: string, meta: SlotMeta) => boolean;
+}
+
+/** Matching slots (and, for selective filters, the gathered vectors) of a recent filter. */
+interface FilterMatch {
+  version: number;
+  matching: number[];
+  gathered: Float32Array | Int8Array | null;
+}
+
+/** Recent filters remembered per partition. */
+const FILTER_MEMORY = 4;
 
 /** Extra candidates fetched from the float32 SIMD search before exact float64 re-scoring. */
 const RESCORE_MARGIN = 8;
@@ -69,6 +82,9 @@ export class VectorPartition {
   private readonly slotOf = new Map<string, number>();
   private readonly statusCounts = new Map<string, number>();
   private bulk = false;
+  /** Bumped by every change to the rows, so remembered filter matches know when they are stale. */
+  private version = 0;
+  private readonly filterMatches = new Map<string, FilterMatch>();
   /** Monotonic use counter for LRU eviction. */
   lastUsed = 0;
 
@@ -109,6 +125,7 @@ export class VectorPartition {
 
   /** Adds or replaces a row. `vector` must have `dim` finite values (it is normalised here). */
   upsert(id: string, meta: SlotMeta, vector: Float32Array): void {
+    this.version++;
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       slot = this.ids.length;
@@ -160,6 +177,7 @@ export class VectorPartition {
   }
 
   private buildQ8(): void {
+    this.version++;
     this.q8 = new Int8Array(this.data.length);
     this.q8Scale = this.maxAbs > 0 ? 127 / this.maxAbs : 1;
     for (let slot = 0; slot < this.ids.length; slot++) this.quantizeRow(slot);
@@ -175,6 +193,7 @@ export class VectorPartition {
   remove(id: string): boolean {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
+    this.version++;
     const last = this.ids.length - 1;
     this.countStatus((this.metas[slot] as SlotMeta).status, -1);
     if (slot !== last) {
@@ -196,26 +215,27 @@ export class VectorPartition {
    * Cosines are re-computed in float64 from the cached unit vectors (so they match a JS cosine of
    * the stored vectors to ~1e-7); ties break by id.
    */
-  search(query: Float32Array, limit: number, accept: SlotPredicate, threads = 0): DenseCandidate[] {
+  search(query: Float32Array, limit: number, filter: SlotFilter | null, threads = 0): DenseCandidate[] {
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
     const exact = limit + RESCORE_MARGIN;
     const want = this.q8 === null ? exact : Math.max(4 * exact, exact + 64);
     const scan = this.scanInput(query);
     let slots: number[];
-    if (accept === null) {
+    if (filter === null) {
       slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
     } else {
-      const matching: number[] = [];
-      for (let i = 0; i < n; i++) if (accept(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
-      const m = matching.length;
+      const match = this.match(filter);
+      const m = match.matching.length;
       if (m === 0) return [];
       if (m === n) {
         slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
       } else if (m / n < GATHER_BELOW) {
-        slots = this.gatherSearch(scan, matching, Math.min(m, want), threads);
+        match.gathered ??= this.gather(scan.dataset(n), match.matching);
+        const matching = match.matching;
+        slots = this.topSlots(match.gathered, scan.query, Math.min(m, want), threads).map((j) => matching[j] as number);
       } else {
-        slots = this.overFetchSearch(scan, Math.min(m, want), accept, m, threads);
+        slots = this.overFetchSearch(scan, Math.min(m, want), filter.test, m, threads);
       }
     }
     const scored: DenseCandidate[] = slots.map((slot) => ({
@@ -224,6 +244,28 @@ export class VectorPartition {
     }));
     scored.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return scored.slice(0, limit);
+  }
+
+  /** Slots accepted by `filter`, remembered (with their gathered vectors) until the rows change. */
+  private match(filter: SlotFilter): FilterMatch {
+    const known = this.filterMatches.get(filter.key);
+    if (known !== undefined && known.version === this.version) {
+      // Refresh its position in the insertion-ordered map (least recently used goes first).
+      this.filterMatches.delete(filter.key);
+      this.filterMatches.set(filter.key, known);
+      return known;
+    }
+    const matching: number[] = [];
+    for (let i = 0; i < this.ids.length; i++)
+      if (filter.test(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
+    const match: FilterMatch = { version: this.version, matching, gathered: null };
+    this.filterMatches.delete(filter.key);
+    this.filterMatches.set(filter.key, match);
+    while (this.filterMatches.size > FILTER_MEMORY) {
+      const oldest = this.filterMatches.keys().next().value as string;
+      this.filterMatches.delete(oldest);
+    }
+    return match;
   }
 
   /** The array to scan (int8 copy or float32 vectors) and the query in the same representation. */
@@ -265,21 +307,15 @@ export class VectorPartition {
     return out;
   }
 
-  private gatherSearch(
-    scan: ReturnType<VectorPartition['scanInput']>,
-    matching: number[],
-    k: number,
-    threads: number,
-  ): number[] {
+  private gather(source: Float32Array | Int8Array, matching: number[]): Float32Array | Int8Array {
     const dim = this.dim;
-    const source = scan.dataset(this.ids.length);
     const gathered =
       source instanceof Int8Array ? new Int8Array(matching.length * dim) : new Float32Array(matching.length * dim);
     for (let j = 0; j < matching.length; j++) {
       const slot = matching[j] as number;
       gathered.set(source.subarray(slot * dim, (slot + 1) * dim), j * dim);
     }
-    return this.topSlots(gathered, scan.query, k, threads).map((j) => matching[j] as number);
+    return gathered;
   }
 
   private overFetchSearch(
