@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { createMcpServer } from '../mcp/memory-tools.js';
+import { EngramError } from '../model/errors.js';
 import { authenticate, type AppEnv, type RouteKit } from './route-kit.js';
 
 /**
@@ -11,6 +12,13 @@ export function registerMcpRoute(app: OpenAPIHono<AppEnv>, kit: RouteKit): void 
   app.all('/mcp', async (c) => {
     c.set('route', '/mcp');
     const principal = authenticate(c, kit.keys);
+    if (c.req.method !== 'POST') {
+      // Stateless: no standalone SSE stream (GET) and no session to end (DELETE). MCP clients
+      // treat 405 on GET as "no server-initiated messages".
+      c.set('errorCode', 'UNSUPPORTED');
+      const error = new EngramError('UNSUPPORTED', 'this MCP endpoint is stateless: send JSON-RPC with POST');
+      return c.json({ error: error.toJSON() }, 405, { allow: 'POST' });
+    }
     const server = createMcpServer({ api: kit.api, principal });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

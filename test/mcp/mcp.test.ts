@@ -102,6 +102,22 @@ describe('MCP over Streamable HTTP (/mcp on the API server)', () => {
     expect((await h.engram.list({ scope: { tenant: 'acme' } })).items.map((m) => m.text)).not.toContain('should not be stored');
   });
 
+  it('answers other methods and malformed JSON-RPC with 4xx, never 5xx', async () => {
+    const key = h.key({ tenant: 'acme' });
+    const headers = { accept: 'application/json, text/event-stream' };
+    for (const [method, raw, expected] of [
+      ['GET', undefined, 405],
+      ['DELETE', undefined, 405],
+      ['POST', '{', 400],
+      ['POST', '{"jsonrpc":"2.0"}', 400],
+      ['POST', '[]', undefined],
+    ] as const) {
+      const r = await h.request(method, '/mcp', { key, raw, headers: raw ? { ...headers, 'content-type': 'application/json' } : headers });
+      if (expected !== undefined) expect(r.status, `${method} ${raw}`).toBe(expected);
+      expect(r.status, `${method} ${raw}`).toBeLessThan(500);
+    }
+  });
+
   it('rejects connections without a valid key', async () => {
     const client = new Client({ name: 'engram-test', version: '1.0.0' });
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`)))).rejects.toThrow();
