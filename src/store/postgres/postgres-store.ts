@@ -194,10 +194,18 @@ export class PostgresStore implements MemoryStore {
   private async ensureHnsw(dim: number): Promise<void> {
     if (!this.pgvector || this.hnswDims.has(dim) || dim > HNSW_MAX_DIM || !Number.isInteger(dim)) return;
     const name = quoteIdent(`${this.names.prefix}_hnsw_${dim}`);
-    await this.run('create hnsw index', (c) =>
-      c.query(
-        `CREATE INDEX IF NOT EXISTS ${name} ON ${this.names.memories} USING hnsw ((embedding::vector(${dim})) vector_cosine_ops) WHERE embed_dim = ${dim}`,
-      ),
+    // Under an advisory lock: two processes meeting a new dimension at once would otherwise race
+    // inside CREATE INDEX IF NOT EXISTS (a duplicate pg_class entry). Built once per dimension;
+    // on a large table the build scans it (writes wait meanwhile).
+    await this.run(
+      'create hnsw index',
+      async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-hnsw:${this.names.memories}:${dim}`]);
+        await c.query(
+          `CREATE INDEX IF NOT EXISTS ${name} ON ${this.names.memories} USING hnsw ((embedding::vector(${dim})) vector_cosine_ops) WHERE embed_dim = ${dim}`,
+        );
+      },
+      { transaction: true, idempotent: true },
     );
     this.hnswDims.add(dim);
   }
