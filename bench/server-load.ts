@@ -79,6 +79,8 @@ interface RunFigures {
   name: string;
   connections: number;
   rps: number;
+  /** CPU milliseconds the serving process spent per request (robust to other load on the machine). */
+  cpuMs: number;
   p50: number;
   p99: number;
   requests: number;
@@ -149,23 +151,33 @@ async function main(): Promise<void> {
     setupRequest: (req) => ({ ...req, path: `/v1/memories/c${g++ % memories}` }),
   });
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  // CPU seconds of the server process, from its own /metrics (prom-client process metrics).
+  const serverCpu = async (): Promise<number> => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const match = /^engram_process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text);
+    return match ? Number(match[1]) : Number.NaN;
+  };
   // autocannon stops sending at the deadline, but the server still works off what is in flight.
   const settle = async () => {
     await remote.recall('settle', { scope: SCOPE });
   };
   const run = async (name: string, connections: number, requests: autocannon.Request[], seconds = duration): Promise<RunFigures> => {
+    const cpuBefore = await serverCpu();
     const result = await autocannon({ url, connections, duration: seconds, headers, requests, timeout: 30 });
+    await settle();
+    // Every sent request (also those still in flight at the deadline) was served before settle() returned.
+    const cpuMs = ((await serverCpu()) - cpuBefore) * 1000 / (result.requests.sent + 1);
     const figures = {
       name,
       connections,
       rps: result.requests.average,
+      cpuMs,
       p50: result.latency.p50,
       p99: result.latency.p99,
       requests: result.requests.total,
       errors: result.errors + result.timeouts + result.non2xx,
     };
-    log(`${name} c=${connections}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, ${figures.requests} requests, ${figures.errors} errors`);
-    await settle();
+    log(`${name} c=${connections}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, cpu ${cpuMs.toFixed(2)} ms/req, ${figures.requests} requests, ${figures.errors} errors`);
     return figures;
   };
 
@@ -195,6 +207,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     let errors = 0;
     let i = 0;
+    const cpuStart = process.cpuUsage();
     const started = performance.now();
     const until = started + seconds * 1000;
     await Promise.all(
@@ -211,9 +224,10 @@ async function main(): Promise<void> {
       }),
     );
     const elapsed = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuStart);
     latencies.sort((a, b) => a - b);
-    const figures = { name, connections: c, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, errors };
-    log(`${name} c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms`);
+    const figures = { name, connections: c, rps: latencies.length / elapsed, cpuMs: (cpu.user + cpu.system) / 1000 / latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, errors };
+    log(`${name} c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, cpu ${figures.cpuMs.toFixed(3)} ms/call`);
     local.push(figures);
   };
   for (const c of [1, 8, 64]) await inProcess('search in process', c, duration, (i) => engram.recall(pool[i % pool.length] as string, { scope: SCOPE }));
@@ -223,7 +237,8 @@ async function main(): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
 
   const ms = (v: number) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
-  const row = (f: RunFigures) => `| ${f.name} | ${f.connections} | ${f.rps.toFixed(0)} | ${ms(f.p50)} | ${ms(f.p99)} | ${f.requests} | ${f.errors} |`;
+  const row = (f: RunFigures) =>
+    `| ${f.name} | ${f.connections} | ${f.rps.toFixed(0)} | ${ms(f.p50)} | ${ms(f.p99)} | ${f.cpuMs.toFixed(f.cpuMs < 1 ? 3 : 1)} | ${f.requests} | ${f.errors} |`;
   const command = `npx tsx bench/server-load.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
   const cpu = cpus();
   const loadAfter = loadavg()[0] ?? 0;
@@ -240,14 +255,18 @@ imports of 500 in ${loadSeconds.toFixed(1)} s (${(memories / loadSeconds).toFixe
 Each search is \`POST /v1/recall\` with a different query (500-query pool), default options
 (limit 5, threshold 0.1, profile engram), query embedding included.
 
-| run | connections | req/s | p50 ms | p99 ms | requests | errors + non-2xx |
-|---|---|---|---|---|---|---|
+| run | connections | req/s | p50 ms | p99 ms | CPU ms / request | requests | errors + non-2xx |
+|---|---|---|---|---|---|---|---|
 ${http.map(row).join('\n')}
 ${local.map(row).join('\n')}
 
 - Mixed runs: every tenth request (counted over all connections) is an add (\`POST /v1/memories\`
   with a fresh id), the others are searches. Acknowledged adds: ${acked.length}; read back over
   HTTP afterwards: ${readable}. Memories in the database at the end: ${stats.total}.
+- "CPU ms / request": CPU time of the serving process (user + system, from its own
+  \`/metrics\` for HTTP; \`process.cpuUsage()\` in process) divided by the requests sent. Unlike
+  latency and throughput it does not depend on what else runs on the machine, so the HTTP cost
+  is the difference between an HTTP row and the matching in-process row.
 - "get by id" rows: \`GET /v1/memories/{id}\` (no embedding, no ranking): the floor cost of a
   request (HTTP parsing, key check = SQLite lookup + SHA-256, validation, one SQLite read, JSON).
 - Server exit code after SIGTERM: ${exitCode}.
