@@ -61,7 +61,7 @@ export function expectString(value: unknown, path: string, nonEmpty = false): st
   return value;
 }
 
-/** Asserts a string or null/undefined (both returned as undefined / null as given). */
+/** Asserts a string or undefined (returned as given). */
 export function optionalString(value: unknown, path: string): string | undefined {
   if (value === undefined) return undefined;
   return expectString(value, path);
