@@ -6,3 +6,18 @@ export { createServerLogger, silentLogger, type ServerLogger, type ServerLoggerO
 export { createServerMetrics, type ServerMetrics, type ServerMetricsOptions } from './server-metrics.js';
 export { curlExample } from './curl-example.js';
 export { registerSearchRoute, type SearchDeps } from './search-route.js';
+export {
+  createKey,
+  listKeys,
+  revokeKey,
+  openKeyStore,
+  openDataDirKeyStore,
+  KEYS_FILE,
+  type ApiKeyInfo,
+  type CreateKeyInput,
+  type CreatedKey,
+  type KeyAccess,
+  type KeyStore,
+  type KeyVerifier,
+  type Principal,
+} from '../auth/index.js';
