@@ -49,7 +49,7 @@ export interface AppOptions {
   search?: SearchDeps | undefined;
   /** Serve the MCP Streamable HTTP endpoint at `/mcp`. @default true */
   mcp?: boolean | undefined;
-  /** Serve the memory inspector page at `/inspector/` and its `/v1/inspector/*` endpoints (not in the OpenAPI document); false turns both off. @default {} (the build in web/dist) */
+  /** Serve the memory inspector page at `/inspector/` and its `/v1/inspector/whoami` endpoint (not in the OpenAPI document); false turns both off. @default {} (the build in web/dist) */
   inspector?: StaticInspectorOptions | false | undefined;
 }
 
@@ -156,7 +156,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   registerSearchRoute(app, kit, options.search);
   if (options.mcp !== false) registerMcpRoute(app, kit);
   if (options.inspector !== false) {
-    app.route('/', inspectorRoutes(kit));
+    app.route('/', inspectorRoutes(kit, options.search));
     registerStaticInspector(app, options.inspector);
   }
 

@@ -166,13 +166,14 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('search-run').click();
     await page.getByTestId('outcome').waitFor();
 
-    // The page shows what the API returns, in the same order, split at the same threshold.
-    const { json } = await server.api<{ hits: Array<{ memory: { text: string }; relevance: number }>; cut: Array<{ memory: { text: string } }> }>(
-      'POST',
-      '/v1/inspector/search',
-      server.keys.a,
-      { query: 'vegetarian dinner food', scope: { user: 'alice' }, reranker: 'cosine-local', fastGraph: true, threshold: 0.3, limit: 10 },
-    );
+    // The page shows what /v1/search returns, in the same order, split at the same threshold:
+    // the kept hits are exactly those of a search with threshold 0.3, the cut ones the rest.
+    type Hits = { hits: Array<{ memory: { text: string }; relevance: number }> };
+    const body = { query: 'vegetarian dinner food', scope: { user: 'alice' }, reranker: 'cosine-local', fastGraph: true, topK: 10 };
+    const kept = (await server.api<Hits>('POST', '/v1/search', server.keys.a, { ...body, threshold: 0.3 })).json.hits;
+    const all = (await server.api<Hits>('POST', '/v1/search', server.keys.a, { ...body, threshold: -1 })).json.hits;
+    const json = { hits: kept, cut: all.filter((h) => h.relevance < 0.3) };
+    expect(all.slice(0, kept.length)).toEqual(kept);
     expect(json.hits.length).toBeGreaterThan(0);
     expect(json.cut.length).toBeGreaterThan(0);
     expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(json.hits.map((h) => h.memory.text));
@@ -244,7 +245,7 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('compare-summary').waitFor();
 
     const search = (reranker: string) =>
-      server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/inspector/search', server.keys.a, { query, scope: { user: 'alice' }, reranker, limit: 6, threshold: 0 });
+      server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/search', server.keys.a, { query, scope: { user: 'alice' }, reranker, topK: 6, threshold: 0 });
     const a = (await search('noop')).json.hits.map((h) => h.memory.id);
     const b = (await search('cosine-local')).json.hits.map((h) => h.memory.id);
     const idsOf = (side: string) => page.getByTestId(`compare-${side}-item`).evaluateAll((items) => items.map((i) => i.getAttribute('data-id')));

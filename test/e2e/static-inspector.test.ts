@@ -16,11 +16,17 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function appWith(root: string, inspector = true) {
+async function appWith(root: string, options: { inspector?: boolean; search?: boolean } = {}) {
   const engram = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
   const keys = openKeyStore({ path: ':memory:' });
   closers.push(() => engram.close(), () => keys.close());
-  return { app: createApp({ api: engram, keys, inspector: inspector ? { root } : false }), key: keys.create({ tenant: 't1' }).key };
+  const app = createApp({
+    api: engram,
+    keys,
+    inspector: options.inspector === false ? false : { root },
+    search: options.search === false ? undefined : { store: engram.store, embedder: engram.embedder },
+  });
+  return { app, key: keys.create({ tenant: 't1', collections: ['c1'] }).key };
 }
 
 function fakeBuild(): string {
@@ -74,14 +80,21 @@ describe('serving the built inspector', () => {
     expect(await response.text()).toContain('npm run build:web');
   });
 
-  it('the inspector endpoints need a key and report its tenant; inspector: false removes everything', async () => {
+  it('whoami needs a key and reports its tenant, rights and the search rerankers; it is not in the OpenAPI document', async () => {
     const { app, key } = await appWith(fakeBuild());
+    const auth = { headers: { authorization: `Bearer ${key}` } };
     expect((await app.request('/v1/inspector/whoami')).status).toBe(401);
-    const who = await app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${key}` } });
-    expect(await who.json()).toMatchObject({ tenant: 't1', access: 'read-write', collections: null, search: true, rerankers: expect.arrayContaining(['noop', 'cosine-local']) });
-    const search = await app.request('/v1/inspector/search', { method: 'POST', body: JSON.stringify({ query: 'x', scope: { tenant: 'other' } }), headers: { authorization: `Bearer ${key}` } });
-    expect(search.status).toBe(403);
-    const off = await appWith(fakeBuild(), false);
+    const who = await app.request('/v1/inspector/whoami', auth);
+    expect(await who.json()).toEqual({ tenant: 't1', keyId: expect.stringMatching(/^k/), access: 'read-write', collections: ['c1'], search: true, rerankers: ['cosine-local', 'noop'] });
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths).some((p) => p.includes('inspector'))).toBe(false);
+    const noSearch = await appWith(fakeBuild(), { search: false });
+    const who2 = await noSearch.app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${noSearch.key}` } });
+    expect(await who2.json()).toMatchObject({ search: false, rerankers: [] });
+  });
+
+  it('inspector: false serves neither the page nor whoami', async () => {
+    const off = await appWith(fakeBuild(), { inspector: false });
     expect((await off.app.request('/inspector/')).status).toBe(404);
     expect((await off.app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${off.key}` } })).status).toBe(404);
   });

@@ -1,7 +1,7 @@
 import type { ApiClient } from './api-client.js';
-import type { InspectorSearchResponse, Memory, MemoryType, RecallHit, RecallResponse, RequestScope, SearchHit } from './wire-types.js';
+import type { Memory, MemoryType, RecallHit, RecallResponse, RequestScope, SearchHit, SearchResponse } from './wire-types.js';
 
-/** How one ranked list is produced: the searcher (`/v1/inspector/search`) or the core recall (`/v1/recall`). */
+/** How one ranked list is produced: the searcher (`/v1/search`) or the core recall (`/v1/recall`). */
 export type EngineSetting =
   | { engine: 'search'; mode: 'fast' | 'fine' | 'deep'; reranker: string; fastGraph: boolean; types: MemoryType[]; limit: number; threshold: number | null }
   | { engine: 'recall'; profile: 'engram' | 'seed'; types: MemoryType[]; limit: number; threshold: number | null };
@@ -89,7 +89,16 @@ function list(values: Array<string | null | undefined> | undefined): string[] {
   return (values ?? []).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
-function searchOutcome(label: string, r: InspectorSearchResponse): Outcome {
+/**
+ * The searcher's default threshold. The page asks `/v1/search` for everything (threshold
+ * {@link NO_THRESHOLD}) and splits at the chosen threshold itself, so it can show what was cut:
+ * the searcher applies its threshold before the per-type trim of the score-sorted list, so the
+ * hits kept are exactly the ones a search with that threshold returns.
+ */
+export const SEARCH_DEFAULT_THRESHOLD = 0;
+const NO_THRESHOLD = -1e9;
+
+function searchOutcome(label: string, r: SearchResponse, threshold: number): Outcome {
   const p = r.plan;
   const plan: Array<[string, string[]]> = [
     ['mode', [p.info?.fallback ? `${p.mode ?? '?'} (planned ${p.info.mode ?? 'fast'}: ${p.info.fallback})` : (p.mode ?? '?')]],
@@ -117,9 +126,9 @@ function searchOutcome(label: string, r: InspectorSearchResponse): Outcome {
   return {
     label,
     query: r.query,
-    threshold: r.threshold,
-    hits: r.hits.map(fromSearchHit),
-    cut: r.cut.map(fromSearchHit),
+    threshold,
+    hits: r.hits.filter((h) => h.relevance >= threshold).map(fromSearchHit),
+    cut: r.hits.filter((h) => h.relevance < threshold).map(fromSearchHit),
     plan: plan.filter(([, values]) => values.length > 0),
     timings,
     detailTimings,
@@ -152,10 +161,10 @@ export async function runEngine(api: ApiClient, scope: RequestScope, query: stri
   const types = setting.types.length > 0 ? setting.types : undefined;
   const threshold = setting.threshold ?? undefined;
   if (setting.engine === 'search') {
-    const result = await api.request<InspectorSearchResponse>('POST', '/inspector/search', {
-      body: { query, scope, mode: setting.mode, reranker: setting.reranker, fastGraph: setting.fastGraph, types, limit: setting.limit, threshold },
+    const result = await api.request<SearchResponse>('POST', '/search', {
+      body: { query, scope, mode: setting.mode, reranker: setting.reranker, fastGraph: setting.fastGraph, types, topK: setting.limit, threshold: NO_THRESHOLD },
     });
-    return searchOutcome(label, result);
+    return searchOutcome(label, result, threshold ?? SEARCH_DEFAULT_THRESHOLD);
   }
   const result = await api.request<RecallResponse>('POST', '/recall', {
     body: { query, scope, profile: setting.profile, types, limit: setting.limit, threshold, explain: true },

@@ -146,11 +146,10 @@ export interface SearchPlan {
   stages?: Array<{ stage: number; canAnswer: boolean; phrases: string[]; error?: string }>;
 }
 
-export interface InspectorSearchResponse {
+/** `POST /v1/search`. */
+export interface SearchResponse {
   query: string;
-  threshold: number;
   hits: SearchHit[];
-  cut: SearchHit[];
   plan: SearchPlan;
   timings: Record<string, number | Record<string, number>>;
   collections: { searched: Array<string | null>; denied: string[] };
