@@ -2,7 +2,8 @@
  * A synthetic but realistic corpus for the speed bench: real LoCoMo turns with their real
  * embeddings (base), repeated with variations up to any size. Copy v > 0 of base turn b gets
  * another speaker name and a small suffix in its text, and base b's vector plus Gaussian
- * noise (‖noise‖ ≈ `noise` · ‖v‖), re-normalised. Deterministic for a given seed.
+ * noise (‖noise‖ ≈ `noise` · ‖v‖), re-normalised. Copies' texts are unique (a copy number is
+ * appended on a clash), so a text identifies one vector. Deterministic for a given seed.
  */
 
 /** Seeded PRNG (mulberry32) returning floats in [0, 1). */
@@ -130,6 +131,7 @@ export function buildCorpus(
   const sigma = noise / Math.sqrt(dim);
   const matrix = new Float32Array(size * dim);
   const texts: string[] = new Array<string>(size);
+  const seen = new Set<string>();
   for (let i = 0; i < size; i++) {
     const b = base[i % base.length] as BaseItem;
     const copy = Math.floor(i / base.length);
@@ -137,14 +139,17 @@ export function buildCorpus(
     if (copy === 0) {
       row.set(b.vector);
       texts[i] = b.text;
+      seen.add(b.text);
       continue;
     }
     for (let d = 0; d < dim; d++) row[d] = (b.vector[d] as number) + sigma * normal();
     normalize(row);
     const colon = b.text.indexOf(': ');
     const body = colon >= 0 ? b.text.slice(colon + 2) : b.text;
-    texts[i] =
-      `${NAMES[(copy * 7 + i) % NAMES.length] as string}: ${body}${SUFFIXES[copy % SUFFIXES.length] as string}`;
+    let text = `${NAMES[(copy * 7 + i) % NAMES.length] as string}: ${body}${SUFFIXES[copy % SUFFIXES.length] as string}`;
+    if (seen.has(text)) text = `${text} (${copy})`;
+    seen.add(text);
+    texts[i] = text;
   }
   return {
     size,

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+
+import { evalQuestions, ScoreBoard, scoreCut, sessionOf } from '../../bench/lib/locomo-eval.js';
+import { exactTopK } from '../../bench/lib/exact-scan.js';
+import { buildCorpus, normalize } from '../../bench/lib/synthetic-corpus.js';
+import { parseLocomo } from '../../src/import/locomo.js';
+
+describe('scoreCut', () => {
+  it('computes turn recall, hit and session recall at k', () => {
+    const ranked = ['D1:1', 'D2:5', 'D3:1', 'D1:2'];
+    expect(scoreCut(ranked, ['D1:2', 'D3:1'], 3)).toEqual({ recall: 0.5, hit: 1, sessionRecall: 1 });
+    expect(scoreCut(ranked, ['D1:2', 'D3:1'], 1)).toEqual({ recall: 0, hit: 0, sessionRecall: 0.5 });
+    expect(scoreCut(ranked, ['D9:9'], 4)).toEqual({ recall: 0, hit: 0, sessionRecall: 0 });
+  });
+  it('reads the session of a dia_id', () => {
+    expect(sessionOf('D12:3')).toBe(12);
+    expect(Number.isNaN(sessionOf('x'))).toBe(true);
+  });
+});
+
+describe('ScoreBoard', () => {
+  it('averages per category and overall', () => {
+    const board = new ScoreBoard([5]);
+    board.add(1, 5, { recall: 1, hit: 1, sessionRecall: 1 });
+    board.add(2, 5, { recall: 0, hit: 0, sessionRecall: 0.5 });
+    expect(board.get(1, 5)).toEqual({ n: 1, recall: 1, hit: 1, sessionRecall: 1 });
+    expect(board.get('all', 5)).toEqual({ n: 2, recall: 0.5, hit: 0.5, sessionRecall: 0.75 });
+    expect(board.get(3, 5).n).toBe(0);
+  });
+});
+
+describe('evalQuestions', () => {
+  it('keeps categories 1–4 whose evidence names a real turn', () => {
+    const [conv] = parseLocomo([
+      {
+        sample_id: 's',
+        conversation: {
+          speaker_a: 'A',
+          speaker_b: 'B',
+          session_1: [
+            { speaker: 'A', dia_id: 'D1:1', text: 'x' },
+            { speaker: 'B', dia_id: 'D1:2', text: 'y' },
+          ],
+        },
+        qa: [
+          { question: 'q1', answer: 'a', evidence: ['D1:1', 'D7:7'], category: 1 },
+          { question: 'q2', answer: 'a', evidence: ['D7:7'], category: 4 },
+          { question: 'q3', adversarial_answer: 'a', evidence: ['D1:2'], category: 5 },
+          { question: 'q4', answer: 'a', evidence: [], category: 2 },
+        ],
+      },
+    ]);
+    const qs = evalQuestions(conv!);
+    expect(qs.map((q) => [q.question, q.gold])).toEqual([['q1', ['D1:1']]]);
+  });
+});
+
+describe('speed bench helpers', () => {
+  it('exactTopK returns the k best rows by dot product, best first', () => {
+    const dim = 2;
+    const matrix = new Float32Array([1, 0, 0, 1, 0.6, 0.8, -1, 0]);
+    const top = exactTopK(matrix, dim, new Float32Array([0, 1]), 2);
+    expect(top.map((t) => t.index)).toEqual([1, 2]);
+    expect(top[1]?.score).toBeCloseTo(0.8);
+  });
+
+  it('buildCorpus keeps real items first and makes unit-length perturbed copies', () => {
+    const base = [
+      { text: 'A: hello there', vector: normalize(new Float32Array([1, 2, 3, 4])) },
+      { text: 'B: bye', vector: normalize(new Float32Array([4, 3, 2, 1])) },
+    ];
+    const corpus = buildCorpus(base, 6, { seed: 1 });
+    expect(corpus.texts.slice(0, 2)).toEqual(['A: hello there', 'B: bye']);
+    expect(corpus.texts[2]).toMatch(/^\w+: hello there/);
+    expect(corpus.texts[2]).not.toBe('A: hello there');
+    const r = corpus.row(2);
+    expect(Math.hypot(...r)).toBeCloseTo(1, 5);
+    expect(Array.from(r)).not.toEqual(Array.from(base[0]!.vector));
+    expect(buildCorpus(base, 6, { seed: 1 }).matrix).toEqual(corpus.matrix);
+  });
+});
+
+describe('buildCorpus texts', () => {
+  it('never repeats a copy text, even for a tiny base', () => {
+    const base = [{ text: 'A: hi', vector: normalize(new Float32Array([1, 0])) }];
+    const corpus = buildCorpus(base, 500);
+    expect(new Set(corpus.texts).size).toBe(500);
+  });
+});
