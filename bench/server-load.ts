@@ -264,9 +264,9 @@ ${local.map(row).join('\n')}
   with a fresh id), the others are searches. Acknowledged adds: ${acked.length}; read back over
   HTTP afterwards: ${readable}. Memories in the database at the end: ${stats.total}.
 - "CPU ms / request": CPU time of the serving process (user + system, from its own
-  \`/metrics\` for HTTP; \`process.cpuUsage()\` in process) divided by the requests sent. Unlike
-  latency and throughput it does not depend on what else runs on the machine, so the HTTP cost
-  is the difference between an HTTP row and the matching in-process row.
+  \`/metrics\` for HTTP; \`process.cpuUsage()\` in process) divided by the requests sent. It depends
+  much less than latency and throughput on what else runs on the machine, so the HTTP cost is
+  roughly the difference between an HTTP row and the matching in-process row.
 - "get by id" rows: \`GET /v1/memories/{id}\` (no embedding, no ranking): the floor cost of a
   request (HTTP parsing, key check = SQLite lookup + SHA-256, validation, one SQLite read, JSON).
 - Server exit code after SIGTERM: ${exitCode}.
