@@ -83,6 +83,10 @@ export interface InspectorServer {
   url: string;
   server: RunningServer;
   keys: { a: string; aReadOnly: string; aTeam: string; b: string };
+  /** A new read-write key for `tenant`. */
+  mintKey(tenant: string): string;
+  /** Revokes a key (by its secret) in the server's key store. */
+  revoke(key: string): void;
   /** A JSON call to the API with a key. */
   api<T>(method: string, path: string, key: string, body?: unknown): Promise<{ status: number; json: T }>;
   close(): Promise<void>;
@@ -123,6 +127,11 @@ export async function startInspectorServer(): Promise<InspectorServer> {
     server,
     keys,
     api,
+    mintKey: (tenant: string) => keyStore.create({ tenant }).key,
+    revoke(key: string) {
+      const id = /^egk_([a-z0-9]+)_/.exec(key)?.[1];
+      if (id === undefined || !keyStore.revoke(id)) throw new Error('no such key to revoke');
+    },
     async close() {
       await server.close();
       keyStore.close();

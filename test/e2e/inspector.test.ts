@@ -379,6 +379,19 @@ describe('memory inspector in headless Chromium', () => {
     await page.close();
   });
 
+  it('a key revoked while the page is open sends the page back to the gate', async () => {
+    const key = server.mintKey('acme');
+    const page = await signIn(key);
+    await expect.poll(async () => (await rowTexts(page)).length).toBeGreaterThan(0);
+    server.revoke(key);
+    await page.getByTestId('browse-apply').click();
+    await page.getByTestId('key-gate').waitFor();
+    expect(await page.getByTestId('key-status').textContent()).toContain('no longer accepts this key');
+    expect(await page.getByTestId('memory-row').count()).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await page.close();
+  });
+
   it('made no request off the server (no CDN, no fonts) and threw no page error', () => {
     expect(browser.offsite).toEqual([]);
     expect(browser.pageErrors).toEqual([]);

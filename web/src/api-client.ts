@@ -39,9 +39,12 @@ function errorOf(status: number, body: unknown): ApiError {
 /** Calls the same `/v1` API as any client, with the key from the page. */
 export class ApiClient {
   readonly #key: string;
+  readonly #onUnauthorized: (() => void) | undefined;
 
-  constructor(key: string) {
+  /** `onUnauthorized` runs when the server stops accepting the key (revoked while the page is open). */
+  constructor(key: string, onUnauthorized?: () => void) {
     this.#key = key;
+    this.#onUnauthorized = onUnauthorized;
   }
 
   /** A JSON request; throws {@link ApiError} for non-2xx answers. */
@@ -67,7 +70,10 @@ export class ApiClient {
         throw new ApiError(response.status, 'BAD_RESPONSE', `the server answered ${response.status} with a body that is not JSON`);
       }
     }
-    if (!response.ok) throw errorOf(response.status, parsed);
+    if (!response.ok) {
+      if (response.status === 401) this.#onUnauthorized?.();
+      throw errorOf(response.status, parsed);
+    }
     return parsed as T;
   }
 

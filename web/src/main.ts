@@ -48,7 +48,12 @@ function showGate(message = ''): void {
 }
 
 async function start(key: string, onError: (text: string) => void): Promise<void> {
-  const api = new ApiClient(key);
+  let opened = false;
+  const api = new ApiClient(key, () => {
+    if (!opened) return;
+    clearKey();
+    showGate('The server no longer accepts this key (revoked?). Enter a key.');
+  });
   let who: WhoAmI;
   try {
     who = await api.request<WhoAmI>('GET', '/inspector/whoami');
@@ -58,6 +63,7 @@ async function start(key: string, onError: (text: string) => void): Promise<void
     return;
   }
   saveKey(key);
+  opened = true;
   showApp(api, who);
 }
 
