@@ -201,6 +201,42 @@ describe('memory inspector in headless Chromium', () => {
     await page.close();
   });
 
+  it('explains the core recall too, and says when a mode fell back', async () => {
+    const page = await signIn(server.keys.a);
+    await page.getByTestId('scope-user').fill('alice');
+    await page.getByTestId('scope-apply').click();
+    await page.getByTestId('tab-search').click();
+    await page.getByTestId('search-query').fill('peanut allergy');
+    await page.getByTestId('search-engine').selectOption('recall');
+    await page.getByTestId('search-profile').selectOption('seed');
+    await page.getByTestId('search-types').getByLabel('User', { exact: true }).check();
+    await page.getByTestId('search-run').click();
+    await page.getByTestId('outcome').waitFor();
+    const { json } = await server.api<{ hits: Array<{ memory: { text: string; type: string } }>; cut: unknown[]; poolSize: number }>('POST', '/v1/recall', server.keys.a, {
+      query: 'peanut allergy',
+      scope: { user: 'alice' },
+      profile: 'seed',
+      types: ['UserMemory'],
+      limit: 10,
+    });
+    expect(json.hits.length).toBeGreaterThan(0);
+    expect(json.hits.every((h) => h.memory.type === 'UserMemory')).toBe(true);
+    expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(json.hits.map((h) => h.memory.text));
+    expect(await page.getByTestId('cut-title').textContent()).toBe(`Cut by the threshold (0.100): ${json.cut.length}`);
+    const top = page.getByTestId('hit').first();
+    expect(await top.getByTestId('score-bar').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-score')))).toEqual(['cosine', 'BM25', 'fused']);
+    expect(await top.locator('.notes').textContent()).toMatch(/dense rank \d+/);
+    expect(await page.getByTestId('plan').textContent()).toContain(`dense candidate pool${json.poolSize}`);
+
+    await page.getByTestId('search-engine').selectOption('search');
+    await page.getByTestId('search-mode').selectOption('fine');
+    await page.getByTestId('search-run').click();
+    await expect.poll(() => page.getByTestId('outcome').locator('h3').textContent()).toContain('search · fine');
+    expect(await page.getByTestId('plan').textContent()).toContain('fine → planned in fast mode (no LLM configured)');
+    expect(await page.getByTestId('degraded').textContent()).toContain('plan: no LLM configured');
+    await page.close();
+  });
+
   it('shows a pasted provider request as it would go out, with the injected block marked', async () => {
     const page = await signIn(server.keys.a);
     await page.getByTestId('scope-user').fill('alice');

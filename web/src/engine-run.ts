@@ -101,7 +101,7 @@ const NO_THRESHOLD = -1e9;
 function searchOutcome(label: string, r: SearchResponse, threshold: number): Outcome {
   const p = r.plan;
   const plan: Array<[string, string[]]> = [
-    ['mode', [p.info?.fallback ? `${p.mode ?? '?'} (planned ${p.info.mode ?? 'fast'}: ${p.info.fallback})` : (p.mode ?? '?')]],
+    ['mode', [p.info?.fallback ? `${p.mode ?? '?'} → planned in ${p.info.mode ?? 'fast'} mode (${p.info.fallback})` : (p.mode ?? '?')]],
     ['goal type', list([p.goal?.goalType])],
     ['rephrased query', list([p.goal?.rephrasedQuery])],
     ['expanded queries', list(p.goal?.memories)],
