@@ -73,7 +73,8 @@ function recallMethod(name: string, corpus: Corpus, description: string): Method
 
 const METHODS: Method[] = [
   recallMethod('recall', 'turns', 'core recall (profile engram): dense pool + corpus lexical + pool BM25 fusion'),
-  searchMethod('search-fast', 'turns', 'fast search, default paths (long-term: dense + graph + BM25 + full-text in one pool), noop reranker', {}),
+  searchMethod('search-fast', 'turns', 'fast search, default paths (long-term: dense + graph + BM25 in one pool), noop reranker', {}),
+  searchMethod('search-fast+fulltext', 'turns', 'fast search with the full-text channel inside the long-term path', { fulltext: true }),
   searchMethod('search-fast+keyword', 'turns', 'fast search plus the opt-in keyword path (full-text ranked in its own pool)', { paths: ['long-term', 'keyword'] }),
   searchMethod('search-fast-cosine', 'turns', 'fast search, cosine-local reranker (cosine only, level weights 1)', { reranker: 'cosine-local' }),
   recallMethod('recall-facts', 'facts', 'core recall over observation facts'),
