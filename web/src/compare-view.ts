@@ -59,8 +59,8 @@ function column(outcome: Outcome, side: 'a' | 'b', moves: ReturnType<typeof move
 /** The same query under two settings, side by side, with what moved. */
 export function compareView(ctx: AppContext): HTMLElement {
   const query = el('input', { class: 'wide', testid: 'compare-query', attrs: { type: 'search', placeholder: 'Query to compare' } });
-  const formA = engineForm('compare-a-', ctx.who.rerankers, { engine: 'recall', profile: 'seed' });
-  const formB = engineForm('compare-b-', ctx.who.rerankers, { engine: 'recall', profile: 'engram' });
+  const formA = engineForm('compare-a-', ctx.who, { engine: 'recall', profile: 'seed' });
+  const formB = engineForm('compare-b-', ctx.who, { engine: 'recall', profile: 'engram' });
   const status = el('p', { class: 'status', testid: 'compare-status', attrs: { role: 'status' } });
   const results = el('div', { testid: 'compare-results' });
   const run = el('button', { testid: 'compare-run', attrs: { type: 'submit' } }, 'Compare');

@@ -24,15 +24,26 @@ export function typePicker(testid: string): { node: HTMLElement; read(): MemoryT
  * Engine (searcher or core recall), mode, reranker, profile, types, limit and threshold.
  * `prefix` makes the test ids unique when two forms share a page (compare).
  */
-export function engineForm(prefix: string, rerankers: string[], initial: { engine: 'search' | 'recall'; profile?: 'engram' | 'seed'; reranker?: string }): EngineForm {
+export function engineForm(
+  prefix: string,
+  who: { search: boolean; rerankers: string[] },
+  initial: { engine: 'search' | 'recall'; profile?: 'engram' | 'seed'; reranker?: string },
+): EngineForm {
+  const searchAvailable = who.search;
+  const rerankers = who.rerankers;
   const engine = select(
     [
       ['search', 'searcher'],
       ['recall', 'core recall'],
     ],
-    initial.engine,
+    searchAvailable ? initial.engine : 'recall',
     `${prefix}engine`,
   );
+  const searchOption = engine.querySelector('option[value="search"]');
+  if (!searchAvailable && searchOption instanceof HTMLOptionElement) {
+    searchOption.disabled = true;
+    searchOption.textContent = 'searcher (not on this server)';
+  }
   const mode = select(
     [
       ['fast', 'fast'],

@@ -38,7 +38,7 @@ export function searchView(ctx: AppContext): HTMLElement {
   request.value = SAMPLE_REQUEST;
   const queryBox = el('div', {}, field('Query', query));
   const requestBox = el('div', {}, field('Provider', provider), field('Request (JSON, as your SDK would send it)', request));
-  const form = engineForm('search-', ctx.who.rerankers, { engine: ctx.who.search ? 'search' : 'recall' });
+  const form = engineForm('search-', ctx.who, { engine: 'search' });
   const status = el('p', { class: 'status', testid: 'search-status', attrs: { role: 'status' } });
   const results = el('div', { testid: 'search-results' });
   const run = el('button', { testid: 'search-run', attrs: { type: 'submit' } }, 'Search');
