@@ -9,6 +9,7 @@ export type {
   MemoryStore,
   Page,
   ScopeStats,
+  UsageEntry,
 } from './memory-store.js';
 export {
   createSqliteStore,
