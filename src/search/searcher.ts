@@ -130,6 +130,7 @@ export class Searcher {
     const paths = selectPaths(options.types, options.paths);
     const webWanted =
       goal.internetSearch && (this.deps.web?.length ?? 0) > 0 && (!options.types || options.types.includes('OuterMemory')) && (!options.paths || options.paths.includes('internet'));
+    if (wantInternet && (this.deps.web?.length ?? 0) === 0) degraded.internet = 'no web search provider configured';
     const limits: BucketLimits = { ...DEFAULT_BUCKET_LIMITS, ...options.bucketLimits, topK };
     const pathTimings: Record<string, number> = {};
     const channelTimings: Record<string, number> = {};

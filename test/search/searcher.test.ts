@@ -221,6 +221,12 @@ describe('internet', () => {
     expect(on.plan.paths).toContain('internet');
   });
 
+  it('says so when internet results are asked for but no provider is configured', async () => {
+    const result = await searcher().search('passport drawer', { scope, internet: true });
+    expect(result.degraded.internet).toBe('no web search provider configured');
+    expect(result.plan.paths).not.toContain('internet');
+  });
+
   it('a failing provider degrades to local results', async () => {
     const down = await startLocalServer(() => ({ status: 503, json: {} }));
     servers.push(down);
