@@ -20,7 +20,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * docs/screenshots only with ENGRAM_UPDATE_SCREENSHOTS=1 (so a test run leaves the tree clean).
  */
 export const SCREENSHOT_DIR =
-  process.env.ENGRAM_UPDATE_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'engram-screenshots-'));
+  process.env.ENGRAM_UPDATE_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : mkdtempSync(join(tmpdir(), 'engram-screenshots-'));
 
 /** Fails (never skips) when Chromium is missing: the inspector tests must run in CI. */
 export function requireChromium(): void {
@@ -38,40 +40,170 @@ export async function buildInspector(): Promise<void> {
 }
 
 /** The text of a memory that tries to run script in the page. It must show as text. */
-export const ATTACK_TEXT = 'Note <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> about <b>bold</b> tea';
+export const ATTACK_TEXT =
+  'Note <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> about <b>bold</b> tea';
 
 const DAY = 24 * 3600 * 1000;
 const statedAt = (daysAgo: number) => new Date(Date.UTC(2026, 10, 1) - daysAgo * DAY).toISOString();
 
 /** Tenant A, user alice: enough memories for more than one page of 10. */
 export const ALICE: MemoryInput[] = [
-  { text: 'Alice is allergic to peanuts and carries an epinephrine pen', type: 'UserMemory', key: 'allergy', tags: ['health', 'food'], level: 'fact', statedAt: statedAt(40), sources: [{ type: 'chat', id: 'D1:3', role: 'user', content: 'I am allergic to peanuts, so no satay for me.' }], metadata: { confidence: 0.9, origin: 'import' } },
-  { text: 'Alice prefers vegetarian dinners during the week', type: 'PreferenceMemory', key: 'diet', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(30) },
-  { text: 'Alice cooks pasta with tomato sauce on Fridays', type: 'LongTermMemory', key: 'cooking', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(25) },
-  { text: 'Alice likes window seats on long flights', type: 'PreferenceMemory', key: 'travel', tags: ['travel'], level: 'fact', statedAt: statedAt(20) },
-  { text: 'Alice is training for the Berlin marathon in September', type: 'LongTermMemory', key: 'sport', tags: ['sport', 'running'], level: 'concept', statedAt: statedAt(18) },
-  { text: 'Alice works as a data engineer at a logistics company', type: 'UserMemory', key: 'work', tags: ['work'], level: 'fact', statedAt: statedAt(16) },
-  { text: 'Alice has a cat called Miso who eats salmon treats', type: 'LongTermMemory', key: 'pets', tags: ['pets'], level: 'fact', statedAt: statedAt(15) },
-  { text: 'Alice is learning Japanese with evening classes', type: 'LongTermMemory', key: 'learning', tags: ['language'], level: 'topic', statedAt: statedAt(12) },
-  { text: 'Alice dislikes coriander in any dinner dish', type: 'PreferenceMemory', key: 'diet', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(10) },
-  { text: 'Alice booked a trip to Lisbon for the spring', type: 'LongTermMemory', key: 'travel', tags: ['travel'], level: 'fact', statedAt: statedAt(8) },
-  { text: 'Alice drinks oat milk in her coffee', type: 'PreferenceMemory', key: 'diet', tags: ['food'], level: 'fact', statedAt: statedAt(6) },
-  { text: 'Alice plays the cello in a community orchestra', type: 'LongTermMemory', key: 'music', tags: ['music'], level: 'fact', statedAt: statedAt(5) },
-  { text: 'Alice wants quick dinner recipes under thirty minutes', type: 'PreferenceMemory', key: 'cooking', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(3) },
-  { text: ATTACK_TEXT, type: 'LongTermMemory', key: 'attack', tags: ['<i>tag</i>'], level: 'fact', statedAt: statedAt(2), metadata: { html: '<img src=x onerror="window.__pwned = 3">' } },
+  {
+    text: 'Alice is allergic to peanuts and carries an epinephrine pen',
+    type: 'UserMemory',
+    key: 'allergy',
+    tags: ['health', 'food'],
+    level: 'fact',
+    statedAt: statedAt(40),
+    sources: [{ type: 'chat', id: 'D1:3', role: 'user', content: 'I am allergic to peanuts, so no satay for me.' }],
+    metadata: { confidence: 0.9, origin: 'import' },
+  },
+  {
+    text: 'Alice prefers vegetarian dinners during the week',
+    type: 'PreferenceMemory',
+    key: 'diet',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(30),
+  },
+  {
+    text: 'Alice cooks pasta with tomato sauce on Fridays',
+    type: 'LongTermMemory',
+    key: 'cooking',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(25),
+  },
+  {
+    text: 'Alice likes window seats on long flights',
+    type: 'PreferenceMemory',
+    key: 'travel',
+    tags: ['travel'],
+    level: 'fact',
+    statedAt: statedAt(20),
+  },
+  {
+    text: 'Alice is training for the Berlin marathon in September',
+    type: 'LongTermMemory',
+    key: 'sport',
+    tags: ['sport', 'running'],
+    level: 'concept',
+    statedAt: statedAt(18),
+  },
+  {
+    text: 'Alice works as a data engineer at a logistics company',
+    type: 'UserMemory',
+    key: 'work',
+    tags: ['work'],
+    level: 'fact',
+    statedAt: statedAt(16),
+  },
+  {
+    text: 'Alice has a cat called Miso who eats salmon treats',
+    type: 'LongTermMemory',
+    key: 'pets',
+    tags: ['pets'],
+    level: 'fact',
+    statedAt: statedAt(15),
+  },
+  {
+    text: 'Alice is learning Japanese with evening classes',
+    type: 'LongTermMemory',
+    key: 'learning',
+    tags: ['language'],
+    level: 'topic',
+    statedAt: statedAt(12),
+  },
+  {
+    text: 'Alice dislikes coriander in any dinner dish',
+    type: 'PreferenceMemory',
+    key: 'diet',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(10),
+  },
+  {
+    text: 'Alice booked a trip to Lisbon for the spring',
+    type: 'LongTermMemory',
+    key: 'travel',
+    tags: ['travel'],
+    level: 'fact',
+    statedAt: statedAt(8),
+  },
+  {
+    text: 'Alice drinks oat milk in her coffee',
+    type: 'PreferenceMemory',
+    key: 'diet',
+    tags: ['food'],
+    level: 'fact',
+    statedAt: statedAt(6),
+  },
+  {
+    text: 'Alice plays the cello in a community orchestra',
+    type: 'LongTermMemory',
+    key: 'music',
+    tags: ['music'],
+    level: 'fact',
+    statedAt: statedAt(5),
+  },
+  {
+    text: 'Alice wants quick dinner recipes under thirty minutes',
+    type: 'PreferenceMemory',
+    key: 'cooking',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(3),
+  },
+  {
+    text: ATTACK_TEXT,
+    type: 'LongTermMemory',
+    key: 'attack',
+    tags: ['<i>tag</i>'],
+    level: 'fact',
+    statedAt: statedAt(2),
+    metadata: { html: '<img src=x onerror="window.__pwned = 3">' },
+  },
 ];
 
 /** Tenant A, user bob. */
 export const BOB: MemoryInput[] = [
-  { text: 'Bob is a vegan and avoids honey', type: 'UserMemory', key: 'diet', tags: ['food'], level: 'fact', statedAt: statedAt(9) },
-  { text: 'Bob cycles to work every day', type: 'LongTermMemory', key: 'sport', tags: ['sport'], level: 'fact', statedAt: statedAt(7) },
+  {
+    text: 'Bob is a vegan and avoids honey',
+    type: 'UserMemory',
+    key: 'diet',
+    tags: ['food'],
+    level: 'fact',
+    statedAt: statedAt(9),
+  },
+  {
+    text: 'Bob cycles to work every day',
+    type: 'LongTermMemory',
+    key: 'sport',
+    tags: ['sport'],
+    level: 'fact',
+    statedAt: statedAt(7),
+  },
 ];
 
 /** Tenant B: text that must never appear to tenant A's key. */
 export const TENANT_B_SECRET = 'Zephyr launch code for tenant beta dinner plans is 4417';
 export const CAROL: MemoryInput[] = [
-  { text: TENANT_B_SECRET, type: 'UserMemory', key: 'secret', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(4) },
-  { text: 'Carol prefers vegetarian dinner recipes with peanuts', type: 'PreferenceMemory', key: 'diet', tags: ['food', 'dinner'], level: 'fact', statedAt: statedAt(3) },
+  {
+    text: TENANT_B_SECRET,
+    type: 'UserMemory',
+    key: 'secret',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(4),
+  },
+  {
+    text: 'Carol prefers vegetarian dinner recipes with peanuts',
+    type: 'PreferenceMemory',
+    key: 'diet',
+    tags: ['food', 'dinner'],
+    level: 'fact',
+    statedAt: statedAt(3),
+  },
 ];
 
 /** Tenant A, user dana, collection `team` (the only memories a `team`-limited key may see). */
@@ -95,9 +227,19 @@ export interface InspectorServer {
 /** Starts the server and imports the fixture memories through the batch endpoint. */
 export async function startInspectorServer(): Promise<InspectorServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-inspector-'));
-  const engram = await Engram.open({ store: createSqliteStore({ path: join(dataDir, 'engram.sqlite') }), embedder: new HashedEmbedder() });
+  const engram = await Engram.open({
+    store: createSqliteStore({ path: join(dataDir, 'engram.sqlite') }),
+    embedder: new HashedEmbedder(),
+  });
   const keyStore: KeyStore = openKeyStore({ path: join(dataDir, 'keys.sqlite') });
-  const server = await startServer({ dataDir, port: 0, engram, keys: keyStore, closeEngram: true, validateResponses: true });
+  const server = await startServer({
+    dataDir,
+    port: 0,
+    engram,
+    keys: keyStore,
+    closeEngram: true,
+    validateResponses: true,
+  });
   const keys = {
     a: keyStore.create({ tenant: 'acme', name: 'inspector e2e' }).key,
     aReadOnly: keyStore.create({ tenant: 'acme', access: 'read' }).key,
@@ -107,7 +249,10 @@ export async function startInspectorServer(): Promise<InspectorServer> {
   const api = async <T>(method: string, path: string, key: string, body?: unknown) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, json: (await response.json()) as T };
@@ -158,7 +303,16 @@ export async function launchInspectorBrowser(serverUrl: string): Promise<Inspect
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1200, height: 820 },
     deviceScaleFactor: 1,
     timeout: 30_000,

@@ -123,8 +123,13 @@ describe('memory inspector in headless Chromium', () => {
     await allergy.click();
     const detail = page.getByTestId('memory-detail');
     await detail.waitFor();
-    expect(await page.getByTestId('detail-sources').textContent()).toContain('I am allergic to peanuts, so no satay for me.');
-    expect(JSON.parse((await page.getByTestId('detail-metadata').textContent()) ?? '')).toEqual({ confidence: 0.9, origin: 'import' });
+    expect(await page.getByTestId('detail-sources').textContent()).toContain(
+      'I am allergic to peanuts, so no satay for me.',
+    );
+    expect(JSON.parse((await page.getByTestId('detail-metadata').textContent()) ?? '')).toEqual({
+      confidence: 0.9,
+      origin: 'import',
+    });
     expect(await detail.textContent()).toContain('tenant=acme user=alice');
     await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(page, 'browse');
@@ -169,34 +174,57 @@ describe('memory inspector in headless Chromium', () => {
     // The page shows what /v1/search returns, in the same order, split at the same threshold:
     // the kept hits are exactly those of a search with threshold 0.3, the cut ones the rest.
     type Hits = { hits: Array<{ memory: { text: string }; relevance: number }> };
-    const body = { query: 'vegetarian dinner food', scope: { user: 'alice' }, reranker: 'cosine-local', fastGraph: true, topK: 10 };
+    const body = {
+      query: 'vegetarian dinner food',
+      scope: { user: 'alice' },
+      reranker: 'cosine-local',
+      fastGraph: true,
+      topK: 10,
+    };
     const kept = (await server.api<Hits>('POST', '/v1/search', server.keys.a, { ...body, threshold: 0.3 })).json.hits;
     const all = (await server.api<Hits>('POST', '/v1/search', server.keys.a, { ...body, threshold: -1 })).json.hits;
     const json = { hits: kept, cut: all.filter((h) => h.relevance < 0.3) };
     expect(all.slice(0, kept.length)).toEqual(kept);
     expect(json.hits.length).toBeGreaterThan(0);
     expect(json.cut.length).toBeGreaterThan(0);
-    expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(json.hits.map((h) => h.memory.text));
-    expect(await page.getByTestId('cut').getByTestId('hit-text').allTextContents()).toEqual(json.cut.map((h) => h.memory.text));
+    expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(
+      json.hits.map((h) => h.memory.text),
+    );
+    expect(await page.getByTestId('cut').getByTestId('hit-text').allTextContents()).toEqual(
+      json.cut.map((h) => h.memory.text),
+    );
     expect(await page.getByTestId('cut-title').textContent()).toBe(`Cut by the threshold (0.300): ${json.cut.length}`);
 
     const top = page.getByTestId('hit').first();
-    const names = await top.getByTestId('score-bar').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-score')));
-    expect(names).toEqual(expect.arrayContaining(['cosine', 'BM25', 'graph', 'fused', 'rerank (cosine-local)', 'relevance']));
-    const relevanceWidth = await top.locator('[data-score="relevance"] .bar-fill').evaluate((n) => (n as unknown as { style: { width: string } }).style.width);
+    const names = await top
+      .getByTestId('score-bar')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-score')));
+    expect(names).toEqual(
+      expect.arrayContaining(['cosine', 'BM25', 'graph', 'fused', 'rerank (cosine-local)', 'relevance']),
+    );
+    const relevanceWidth = await top
+      .locator('[data-score="relevance"] .bar-fill')
+      .evaluate((n) => (n as unknown as { style: { width: string } }).style.width);
     expect(Number.parseFloat(relevanceWidth)).toBeCloseTo(Math.min(1, json.hits[0]!.relevance) * 100, 0);
-    expect(await top.getByTestId('hit-path').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^path /)]));
+    expect(await top.getByTestId('hit-path').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^path /)]),
+    );
     expect((await top.getByTestId('hit-channel').allTextContents()).some((c) => c.startsWith('graph'))).toBe(true);
 
     const plan = (await page.getByTestId('plan').textContent()) ?? '';
     expect(plan).toContain('mode');
     expect(plan).toContain('graph tags');
     expect(plan).toContain('cosine-local');
-    const stages = await page.getByTestId('timings').locator('.bar-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-stage')));
+    const stages = await page
+      .getByTestId('timings')
+      .locator('.bar-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-stage')));
     expect(stages).toEqual(expect.arrayContaining(['plan', 'embed', 'paths', 'post', 'total']));
     expect(await page.getByTestId('detail-timings').textContent()).toContain('channels: dense');
     await screenshot(page, 'search-plan');
-    await page.getByTestId('hits').evaluate((n) => (n as unknown as { scrollIntoView(o: unknown): void }).scrollIntoView({ block: 'start' }));
+    await page
+      .getByTestId('hits')
+      .evaluate((n) => (n as unknown as { scrollIntoView(o: unknown): void }).scrollIntoView({ block: 'start' }));
     await screenshot(page, 'search-hits');
     await page.close();
   });
@@ -212,7 +240,11 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('search-types').getByLabel('User', { exact: true }).check();
     await page.getByTestId('search-run').click();
     await page.getByTestId('outcome').waitFor();
-    const { json } = await server.api<{ hits: Array<{ memory: { text: string; type: string } }>; cut: unknown[]; poolSize: number }>('POST', '/v1/recall', server.keys.a, {
+    const { json } = await server.api<{
+      hits: Array<{ memory: { text: string; type: string } }>;
+      cut: unknown[];
+      poolSize: number;
+    }>('POST', '/v1/recall', server.keys.a, {
       query: 'peanut allergy',
       scope: { user: 'alice' },
       profile: 'seed',
@@ -221,10 +253,14 @@ describe('memory inspector in headless Chromium', () => {
     });
     expect(json.hits.length).toBeGreaterThan(0);
     expect(json.hits.every((h) => h.memory.type === 'UserMemory')).toBe(true);
-    expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(json.hits.map((h) => h.memory.text));
+    expect(await page.getByTestId('hits').getByTestId('hit-text').allTextContents()).toEqual(
+      json.hits.map((h) => h.memory.text),
+    );
     expect(await page.getByTestId('cut-title').textContent()).toBe(`Cut by the threshold (0.100): ${json.cut.length}`);
     const top = page.getByTestId('hit').first();
-    expect(await top.getByTestId('score-bar').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-score')))).toEqual(['cosine', 'BM25', 'fused']);
+    expect(
+      await top.getByTestId('score-bar').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-score'))),
+    ).toEqual(['cosine', 'BM25', 'fused']);
     expect(await top.locator('.notes').textContent()).toMatch(/dense rank \d+/);
     expect(await page.getByTestId('plan').textContent()).toContain(`dense candidate pool${json.poolSize}`);
 
@@ -244,21 +280,39 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('tab-search').click();
     await page.getByTestId('search-kind').selectOption('request');
     await page.getByTestId('search-provider').selectOption('anthropic-messages');
-    await page.getByTestId('search-request').fill(
-      JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 512, system: 'Be brief.', messages: [{ role: 'user', content: 'Any peanut allergy I should know about?' }] }, null, 2),
-    );
+    await page
+      .getByTestId('search-request')
+      .fill(
+        JSON.stringify(
+          {
+            model: 'claude-sonnet-4-5',
+            max_tokens: 512,
+            system: 'Be brief.',
+            messages: [{ role: 'user', content: 'Any peanut allergy I should know about?' }],
+          },
+          null,
+          2,
+        ),
+      );
     await page.getByTestId('search-run').click();
     const marked = page.getByTestId('injected-block');
     await marked.waitFor();
     const block = (await marked.textContent()) ?? '';
     expect(block).toContain('Alice is allergic to peanuts');
     const outgoing = (await page.getByTestId('outgoing-request').textContent()) ?? '';
-    const request = JSON.parse(outgoing) as { system: Array<{ type: string; text: string }> | string; messages: unknown[] };
+    const request = JSON.parse(outgoing) as {
+      system: Array<{ type: string; text: string }> | string;
+      messages: unknown[];
+    };
     expect(request.messages).toEqual([{ role: 'user', content: 'Any peanut allergy I should know about?' }]);
     expect(JSON.stringify(request.system)).toContain(block);
-    expect(await page.getByTestId('outgoing').textContent()).toContain('Query extracted from the last user message: Any peanut allergy I should know about?');
+    expect(await page.getByTestId('outgoing').textContent()).toContain(
+      'Query extracted from the last user message: Any peanut allergy I should know about?',
+    );
     await page.getByTestId('hit').first().waitFor();
-    await page.getByTestId('outgoing').evaluate((n) => (n as unknown as { scrollIntoView(o: unknown): void }).scrollIntoView({ block: 'start' }));
+    await page
+      .getByTestId('outgoing')
+      .evaluate((n) => (n as unknown as { scrollIntoView(o: unknown): void }).scrollIntoView({ block: 'start' }));
     await screenshot(page, 'search-provider-request');
     await page.close();
   });
@@ -281,10 +335,17 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('compare-summary').waitFor();
 
     const search = (reranker: string) =>
-      server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/search', server.keys.a, { query, scope: { user: 'alice' }, reranker, topK: 6, threshold: 0 });
+      server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/search', server.keys.a, {
+        query,
+        scope: { user: 'alice' },
+        reranker,
+        topK: 6,
+        threshold: 0,
+      });
     const a = (await search('noop')).json.hits.map((h) => h.memory.id);
     const b = (await search('cosine-local')).json.hits.map((h) => h.memory.id);
-    const idsOf = (side: string) => page.getByTestId(`compare-${side}-item`).evaluateAll((items) => items.map((i) => i.getAttribute('data-id')));
+    const idsOf = (side: string) =>
+      page.getByTestId(`compare-${side}-item`).evaluateAll((items) => items.map((i) => i.getAttribute('data-id')));
     expect(await idsOf('a')).toEqual(a);
     expect(await idsOf('b')).toEqual(b);
     const expected = b.map((id, i) => {
@@ -295,7 +356,9 @@ describe('memory inspector in headless Chromium', () => {
     expect(await page.getByTestId('compare-b').getByTestId('movement').allTextContents()).toEqual(expected);
     const moved = expected.filter((m) => m.startsWith('▲') || m.startsWith('▼')).length;
     const dropped = a.filter((id) => !b.includes(id)).length;
-    expect(await page.getByTestId('compare-summary').textContent()).toBe(`${moved} moved, ${expected.filter((m) => m === 'new').length} new in B, ${dropped} dropped from A`);
+    expect(await page.getByTestId('compare-summary').textContent()).toBe(
+      `${moved} moved, ${expected.filter((m) => m === 'new').length} new in B, ${dropped} dropped from A`,
+    );
     expect(await page.getByTestId('compare-a').getByTestId('movement').count()).toBe(dropped);
     await screenshot(page, 'compare');
 
@@ -307,7 +370,13 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('compare-run').click();
     await expect.poll(() => page.getByTestId('compare-a').locator('h3').textContent()).toBe('A: recall · seed');
     expect(await page.getByTestId('compare-b').locator('h3').textContent()).toBe('B: recall · engram');
-    const seed = await server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/recall', server.keys.a, { query, scope: { user: 'alice' }, profile: 'seed', limit: 6, threshold: 0 });
+    const seed = await server.api<{ hits: Array<{ memory: { id: string } }> }>('POST', '/v1/recall', server.keys.a, {
+      query,
+      scope: { user: 'alice' },
+      profile: 'seed',
+      limit: 6,
+      threshold: 0,
+    });
     expect(await idsOf('a')).toEqual(seed.json.hits.map((h) => h.memory.id));
     await page.close();
   });

@@ -19,7 +19,10 @@ afterAll(async () => {
 async function appWith(root: string, options: { inspector?: boolean; search?: boolean } = {}) {
   const engram = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
   const keys = openKeyStore({ path: ':memory:' });
-  closers.push(() => engram.close(), () => keys.close());
+  closers.push(
+    () => engram.close(),
+    () => keys.close(),
+  );
   const app = createApp({
     api: engram,
     keys,
@@ -65,7 +68,14 @@ describe('serving the built inspector', () => {
     const root = fakeBuild();
     const { app } = await appWith(root);
     const name = `secret-${root.split('/').pop()}.txt`;
-    for (const path of [`/inspector/../${name}`, `/inspector/%2e%2e/${name}`, `/inspector/..%2f${name}`, `/inspector/assets/%2e%2e%2f%2e%2e%2f${name}`, '/inspector/%00', '/inspector/%E0%A4%A']) {
+    for (const path of [
+      `/inspector/../${name}`,
+      `/inspector/%2e%2e/${name}`,
+      `/inspector/..%2f${name}`,
+      `/inspector/assets/%2e%2e%2f%2e%2e%2f${name}`,
+      '/inspector/%00',
+      '/inspector/%E0%A4%A',
+    ]) {
       const response = await app.request(path);
       expect(response.status, path).not.toBe(200);
       expect(await response.text(), path).not.toContain('outside');
@@ -85,17 +95,28 @@ describe('serving the built inspector', () => {
     const auth = { headers: { authorization: `Bearer ${key}` } };
     expect((await app.request('/v1/inspector/whoami')).status).toBe(401);
     const who = await app.request('/v1/inspector/whoami', auth);
-    expect(await who.json()).toEqual({ tenant: 't1', keyId: expect.stringMatching(/^k/), access: 'read-write', collections: ['c1'], search: true, rerankers: ['cosine-local', 'noop'] });
+    expect(await who.json()).toEqual({
+      tenant: 't1',
+      keyId: expect.stringMatching(/^k/),
+      access: 'read-write',
+      collections: ['c1'],
+      search: true,
+      rerankers: ['cosine-local', 'noop'],
+    });
     const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).some((p) => p.includes('inspector'))).toBe(false);
     const noSearch = await appWith(fakeBuild(), { search: false });
-    const who2 = await noSearch.app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${noSearch.key}` } });
+    const who2 = await noSearch.app.request('/v1/inspector/whoami', {
+      headers: { authorization: `Bearer ${noSearch.key}` },
+    });
     expect(await who2.json()).toMatchObject({ search: false, rerankers: [] });
   });
 
   it('inspector: false serves neither the page nor whoami', async () => {
     const off = await appWith(fakeBuild(), { inspector: false });
     expect((await off.app.request('/inspector/')).status).toBe(404);
-    expect((await off.app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${off.key}` } })).status).toBe(404);
+    expect(
+      (await off.app.request('/v1/inspector/whoami', { headers: { authorization: `Bearer ${off.key}` } })).status,
+    ).toBe(404);
   });
 });

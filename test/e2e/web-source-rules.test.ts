@@ -12,11 +12,14 @@ const sources = readdirSync(WEB_SRC)
 /** Rules of the inspector's sources that the browser tests cannot see on every path. */
 describe('web/ source rules', () => {
   it('has sources to check', () => {
-    expect(sources.map((s) => s.name)).toEqual(expect.arrayContaining(['main.ts', 'dom.ts', 'index.html', 'styles.css']));
+    expect(sources.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['main.ts', 'dom.ts', 'index.html', 'styles.css']),
+    );
   });
 
   it('never parses strings as HTML (memory text is untrusted)', () => {
-    const html = /\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|DOMParser|document\.write|srcdoc)\b/;
+    const html =
+      /\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|DOMParser|document\.write|srcdoc)\b/;
     expect(sources.filter((s) => html.test(s.text)).map((s) => s.name)).toEqual([]);
   });
 

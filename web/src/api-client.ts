@@ -30,7 +30,11 @@ function errorOf(status: number, body: unknown): ApiError {
     const error = (body as { error: unknown }).error;
     if (typeof error === 'object' && error !== null) {
       const { code, message } = error as { code?: unknown; message?: unknown };
-      return new ApiError(status, typeof code === 'string' ? code : 'ERROR', typeof message === 'string' ? message : `HTTP ${status}`);
+      return new ApiError(
+        status,
+        typeof code === 'string' ? code : 'ERROR',
+        typeof message === 'string' ? message : `HTTP ${status}`,
+      );
     }
   }
   return new ApiError(status, 'HTTP_ERROR', `HTTP ${status}`);
@@ -48,7 +52,11 @@ export class ApiClient {
   }
 
   /** A JSON request; throws {@link ApiError} for non-2xx answers. */
-  async request<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    options: { query?: Query; body?: unknown } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#key}`, accept: 'application/json' };
     let body: string | undefined;
     if (options.body !== undefined) {
@@ -57,7 +65,13 @@ export class ApiClient {
     }
     let response: Response;
     try {
-      response = await fetch(`/v1${path}${queryString(options.query ?? {})}`, { method, headers, body, cache: 'no-store', credentials: 'omit' });
+      response = await fetch(`/v1${path}${queryString(options.query ?? {})}`, {
+        method,
+        headers,
+        body,
+        cache: 'no-store',
+        credentials: 'omit',
+      });
     } catch (error: unknown) {
       throw new ApiError(0, 'NETWORK', error instanceof Error ? error.message : 'network error');
     }
@@ -67,7 +81,11 @@ export class ApiClient {
       try {
         parsed = JSON.parse(text) as unknown;
       } catch {
-        throw new ApiError(response.status, 'BAD_RESPONSE', `the server answered ${response.status} with a body that is not JSON`);
+        throw new ApiError(
+          response.status,
+          'BAD_RESPONSE',
+          `the server answered ${response.status} with a body that is not JSON`,
+        );
       }
     }
     if (!response.ok) {

@@ -17,7 +17,10 @@ export function browseView(ctx: AppContext): HTMLElement {
   );
   const tag = el('input', { testid: 'filter-tag', attrs: { type: 'text', placeholder: 'tag' } });
   const key = el('input', { testid: 'filter-key', attrs: { type: 'text', placeholder: 'key' } });
-  const contains = el('input', { testid: 'filter-text', attrs: { type: 'search', placeholder: 'text on this page contains…' } });
+  const contains = el('input', {
+    testid: 'filter-text',
+    attrs: { type: 'search', placeholder: 'text on this page contains…' },
+  });
   const order = select(
     [
       ['updatedAt', 'updated'],
@@ -57,7 +60,11 @@ export function browseView(ctx: AppContext): HTMLElement {
       ...shown.map((m) =>
         el(
           'tr',
-          { testid: 'memory-row', attrs: { 'data-id': m.id, tabindex: 0 }, on: { click: () => open(m), keydown: (e) => e.key === 'Enter' && open(m) } },
+          {
+            testid: 'memory-row',
+            attrs: { 'data-id': m.id, tabindex: 0 },
+            on: { click: () => open(m), keydown: (e) => e.key === 'Enter' && open(m) },
+          },
           el('td', { class: 'cell-text', testid: 'memory-text' }, truncate(m.text, 160)),
           el('td', {}, m.type.replace(/Memory$/, '')),
           el('td', {}, m.tags.join(', ')),
@@ -69,14 +76,18 @@ export function browseView(ctx: AppContext): HTMLElement {
         ),
       ),
     );
-    if (shown.length === 0) tbody.append(el('tr', {}, el('td', { class: 'empty', attrs: { colspan: 8 } }, 'No memories here.')));
+    if (shown.length === 0)
+      tbody.append(el('tr', {}, el('td', { class: 'empty', attrs: { colspan: 8 } }, 'No memories here.')));
     pageInfo.textContent = `page ${cursors.length + 1} · ${shown.length} shown${needle ? ` of ${items.length}` : ''}`;
     prev.disabled = cursors.length === 0;
     next.disabled = nextCursor === null;
   }
 
   function open(memory: Memory): void {
-    replaceChildren(detail, memoryDetail(ctx, memory, (text) => void load(current, text)));
+    replaceChildren(
+      detail,
+      memoryDetail(ctx, memory, (text) => void load(current, text)),
+    );
     detail.scrollIntoView({ block: 'nearest' });
   }
 
@@ -151,10 +162,26 @@ export function browseView(ctx: AppContext): HTMLElement {
   const table = el(
     'table',
     { class: 'memories', testid: 'memory-table' },
-    el('thead', {}, el('tr', {}, ...['text', 'type', 'tags', 'key', 'level', 'stated', 'updated', 'used'].map((h) => el('th', {}, h)))),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ...['text', 'type', 'tags', 'key', 'level', 'stated', 'updated', 'used'].map((h) => el('th', {}, h)),
+      ),
+    ),
     tbody,
   );
-  const view = el('div', { class: 'view', testid: 'browse-view' }, form, message, table, el('div', { class: 'row pager' }, prev, pageInfo, next), detail);
+  const view = el(
+    'div',
+    { class: 'view', testid: 'browse-view' },
+    form,
+    message,
+    table,
+    el('div', { class: 'row pager' }, prev, pageInfo, next),
+    detail,
+  );
   reload();
   return view;
 }

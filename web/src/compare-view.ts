@@ -38,10 +38,15 @@ function movementText(m: Movement): string {
 function column(outcome: Outcome, side: 'a' | 'b', moves: ReturnType<typeof movements>): HTMLElement {
   const items = outcome.hits.map((hit, i) => {
     const id = hit.memory.id;
-    const move: Movement | undefined = side === 'b' ? moves.inB.get(id) : moves.dropped.has(id) ? { kind: 'dropped' } : undefined;
+    const move: Movement | undefined =
+      side === 'b' ? moves.inB.get(id) : moves.dropped.has(id) ? { kind: 'dropped' } : undefined;
     return el(
       'li',
-      { class: `compare-item ${move ? `move-${move.kind}` : ''}`, testid: `compare-${side}-item`, attrs: { 'data-id': id } },
+      {
+        class: `compare-item ${move ? `move-${move.kind}` : ''}`,
+        testid: `compare-${side}-item`,
+        attrs: { 'data-id': id },
+      },
       el('span', { class: 'rank' }, `#${i + 1}`),
       el('span', { class: 'hit-text' }, truncate(hit.memory.text, 200)),
       el('span', { class: 'hit-score' }, formatScore(hit.score)),
@@ -58,7 +63,11 @@ function column(outcome: Outcome, side: 'a' | 'b', moves: ReturnType<typeof move
 
 /** The same query under two settings, side by side, with what moved. */
 export function compareView(ctx: AppContext): HTMLElement {
-  const query = el('input', { class: 'wide', testid: 'compare-query', attrs: { type: 'search', placeholder: 'Query to compare' } });
+  const query = el('input', {
+    class: 'wide',
+    testid: 'compare-query',
+    attrs: { type: 'search', placeholder: 'Query to compare' },
+  });
   const formA = engineForm('compare-a-', ctx.who, { engine: 'recall', profile: 'seed' });
   const formB = engineForm('compare-b-', ctx.who, { engine: 'recall', profile: 'engram' });
   const status = el('p', { class: 'status', testid: 'compare-status', attrs: { role: 'status' } });
@@ -75,7 +84,10 @@ export function compareView(ctx: AppContext): HTMLElement {
     run.disabled = true;
     try {
       const scope = ctx.scope();
-      const [a, b] = await Promise.all([runEngine(ctx.api, scope, query.value, formA.read()), runEngine(ctx.api, scope, query.value, formB.read())]);
+      const [a, b] = await Promise.all([
+        runEngine(ctx.api, scope, query.value, formA.read()),
+        runEngine(ctx.api, scope, query.value, formB.read()),
+      ]);
       const moves = movements(
         a.hits.map((h) => h.memory.id),
         b.hits.map((h) => h.memory.id),
@@ -83,7 +95,10 @@ export function compareView(ctx: AppContext): HTMLElement {
       const moved = [...moves.inB.values()].filter((m) => m.kind === 'up' || m.kind === 'down').length;
       const added = [...moves.inB.values()].filter((m) => m.kind === 'new').length;
       const summary = `${moved} moved, ${added} new in B, ${moves.dropped.size} dropped from A`;
-      results.append(el('p', { class: 'summary', testid: 'compare-summary' }, summary), el('div', { class: 'compare' }, column(a, 'a', moves), column(b, 'b', moves)));
+      results.append(
+        el('p', { class: 'summary', testid: 'compare-summary' }, summary),
+        el('div', { class: 'compare' }, column(a, 'a', moves), column(b, 'b', moves)),
+      );
       status.textContent = '';
     } catch (error: unknown) {
       status.textContent = `Compare failed — ${errorText(error)}`;
@@ -105,7 +120,12 @@ export function compareView(ctx: AppContext): HTMLElement {
       },
     },
     field('Query', query),
-    el('div', { class: 'compare' }, el('div', {}, el('h4', {}, 'Setting A'), formA.node), el('div', {}, el('h4', {}, 'Setting B'), formB.node)),
+    el(
+      'div',
+      { class: 'compare' },
+      el('div', {}, el('h4', {}, 'Setting A'), formA.node),
+      el('div', {}, el('h4', {}, 'Setting B'), formB.node),
+    ),
     el('div', { class: 'row' }, run),
   );
   return el('div', { class: 'view', testid: 'compare-view' }, form, status, results);

@@ -15,7 +15,12 @@ export function typePicker(testid: string): { node: HTMLElement; read(): MemoryT
     return { type, box, label: el('label', { class: 'check' }, box, type.replace(/Memory$/, '')) };
   });
   return {
-    node: el('fieldset', { class: 'types', testid }, el('legend', {}, 'Types (none = all)'), ...boxes.map((b) => b.label)),
+    node: el(
+      'fieldset',
+      { class: 'types', testid },
+      el('legend', {}, 'Types (none = all)'),
+      ...boxes.map((b) => b.label),
+    ),
     read: () => boxes.filter((b) => b.box.checked).map((b) => b.type),
   };
 }
@@ -56,7 +61,11 @@ export function engineForm(
   const names = rerankers.length > 0 ? rerankers : ['noop'];
   const reranker = select(
     names.map((n) => [n, n]),
-    initial.reranker && names.includes(initial.reranker) ? initial.reranker : names.includes('noop') ? 'noop' : (names[0] as string),
+    initial.reranker && names.includes(initial.reranker)
+      ? initial.reranker
+      : names.includes('noop')
+        ? 'noop'
+        : (names[0] as string),
     `${prefix}reranker`,
   );
   const profile = select(
@@ -68,7 +77,10 @@ export function engineForm(
     `${prefix}profile`,
   );
   const limit = el('input', { testid: `${prefix}limit`, attrs: { type: 'number', min: 1, max: 100, value: 10 } });
-  const threshold = el('input', { testid: `${prefix}threshold`, attrs: { type: 'number', step: '0.01', min: -1, max: 1, placeholder: 'default' } });
+  const threshold = el('input', {
+    testid: `${prefix}threshold`,
+    attrs: { type: 'number', step: '0.01', min: -1, max: 1, placeholder: 'default' },
+  });
   const types = typePicker(`${prefix}types`);
   const graph = el('input', { testid: `${prefix}fast-graph`, attrs: { type: 'checkbox' } });
   const searchOnly = el(
@@ -76,7 +88,12 @@ export function engineForm(
     { class: 'inline' },
     field('Mode', mode),
     field('Reranker', reranker),
-    el('label', { class: 'check', attrs: { title: 'Fast mode: use the query words as graph keys and tags' } }, graph, 'graph from query'),
+    el(
+      'label',
+      { class: 'check', attrs: { title: 'Fast mode: use the query words as graph keys and tags' } },
+      graph,
+      'graph from query',
+    ),
   );
   const recallOnly = el('span', { class: 'inline' }, field('Profile', profile));
   const sync = () => {
@@ -88,7 +105,15 @@ export function engineForm(
   const node = el(
     'div',
     { class: 'engine-form' },
-    el('div', { class: 'row' }, field('Engine', engine), searchOnly, recallOnly, field('Limit', limit), field('Threshold', threshold)),
+    el(
+      'div',
+      { class: 'row' },
+      field('Engine', engine),
+      searchOnly,
+      recallOnly,
+      field('Limit', limit),
+      field('Threshold', threshold),
+    ),
     types.node,
   );
   return {
@@ -98,7 +123,13 @@ export function engineForm(
       const t = threshold.value.trim() === '' ? null : Number(threshold.value);
       const common = { types: types.read(), limit: n, threshold: t !== null && Number.isFinite(t) ? t : null };
       if (engine.value === 'search') {
-        return { engine: 'search', mode: mode.value as 'fast' | 'fine' | 'deep', reranker: reranker.value, fastGraph: graph.checked, ...common };
+        return {
+          engine: 'search',
+          mode: mode.value as 'fast' | 'fine' | 'deep',
+          reranker: reranker.value,
+          fastGraph: graph.checked,
+          ...common,
+        };
       }
       return { engine: 'recall', profile: profile.value as 'engram' | 'seed', ...common };
     },

@@ -1,9 +1,25 @@
 import type { ApiClient } from './api-client.js';
-import type { Memory, MemoryType, RecallHit, RecallResponse, RequestScope, SearchHit, SearchResponse } from './wire-types.js';
+import type {
+  Memory,
+  MemoryType,
+  RecallHit,
+  RecallResponse,
+  RequestScope,
+  SearchHit,
+  SearchResponse,
+} from './wire-types.js';
 
 /** How one ranked list is produced: the searcher (`/v1/search`) or the core recall (`/v1/recall`). */
 export type EngineSetting =
-  | { engine: 'search'; mode: 'fast' | 'fine' | 'deep'; reranker: string; fastGraph: boolean; types: MemoryType[]; limit: number; threshold: number | null }
+  | {
+      engine: 'search';
+      mode: 'fast' | 'fine' | 'deep';
+      reranker: string;
+      fastGraph: boolean;
+      types: MemoryType[];
+      limit: number;
+      threshold: number | null;
+    }
   | { engine: 'recall'; profile: 'engram' | 'seed'; types: MemoryType[]; limit: number; threshold: number | null };
 
 /** One score of a hit. `unit` scores live in [-1, 1]; a `factor` is a multiplier (1 = none). */
@@ -42,7 +58,9 @@ export interface Outcome {
 
 /** A short label of a setting, e.g. `search · fast · cosine-local` or `recall · seed`. */
 export function settingLabel(setting: EngineSetting): string {
-  return setting.engine === 'search' ? `search · ${setting.mode} · ${setting.reranker}${setting.fastGraph ? ' · graph' : ''}` : `recall · ${setting.profile}`;
+  return setting.engine === 'search'
+    ? `search · ${setting.mode} · ${setting.reranker}${setting.fastGraph ? ' · graph' : ''}`
+    : `recall · ${setting.profile}`;
 }
 
 function fromSearchHit(hit: SearchHit): ShownHit {
@@ -79,10 +97,20 @@ function fromRecallHit(hit: RecallHit): ShownHit {
   ];
   for (const [name, value] of Object.entries(e.extra ?? {})) bars.push({ name, value, kind: 'unit' });
   bars.push({ name: 'fused', value: e.fused, kind: 'unit' });
-  const notes = [`fused = ${e.denseWeight.toFixed(2)}·cos + ${e.lexicalWeight.toFixed(2)}·bm25`, `raw BM25 ${e.bm25Raw.toFixed(3)}`];
+  const notes = [
+    `fused = ${e.denseWeight.toFixed(2)}·cos + ${e.lexicalWeight.toFixed(2)}·bm25`,
+    `raw BM25 ${e.bm25Raw.toFixed(3)}`,
+  ];
   if (e.denseRank !== undefined) notes.push(`dense rank ${e.denseRank}`);
   if (e.lexicalRank !== undefined) notes.push(`lexical rank ${e.lexicalRank}`);
-  return { memory: hit.memory, score: hit.score, bars, paths: ['recall'], channels: e.channels.map((name) => ({ name })), notes };
+  return {
+    memory: hit.memory,
+    score: hit.score,
+    bars,
+    paths: ['recall'],
+    channels: e.channels.map((name) => ({ name })),
+    notes,
+  };
 }
 
 function list(values: Array<string | null | undefined> | undefined): string[] {
@@ -101,7 +129,14 @@ const NO_THRESHOLD = -1e9;
 function searchOutcome(label: string, r: SearchResponse, threshold: number): Outcome {
   const p = r.plan;
   const plan: Array<[string, string[]]> = [
-    ['mode', [p.info?.fallback ? `${p.mode ?? '?'} → planned in ${p.info.mode ?? 'fast'} mode (${p.info.fallback})` : (p.mode ?? '?')]],
+    [
+      'mode',
+      [
+        p.info?.fallback
+          ? `${p.mode ?? '?'} → planned in ${p.info.mode ?? 'fast'} mode (${p.info.fallback})`
+          : (p.mode ?? '?'),
+      ],
+    ],
     ['goal type', list([p.goal?.goalType])],
     ['rephrased query', list([p.goal?.rephrasedQuery])],
     ['expanded queries', list(p.goal?.memories)],
@@ -115,7 +150,10 @@ function searchOutcome(label: string, r: SearchResponse, threshold: number): Out
     ['collections searched', r.collections.searched.map((c) => c ?? '(whole scope)')],
   ];
   for (const stage of p.stages ?? []) {
-    plan.push([`deep stage ${stage.stage}`, [stage.canAnswer ? 'can answer' : 'looking further', ...stage.phrases, ...list([stage.error])]]);
+    plan.push([
+      `deep stage ${stage.stage}`,
+      [stage.canAnswer ? 'can answer' : 'looking further', ...stage.phrases, ...list([stage.error])],
+    ]);
   }
   const timings: Array<[string, number]> = [];
   const detailTimings: Array<[string, number]> = [];
@@ -138,7 +176,10 @@ function searchOutcome(label: string, r: SearchResponse, threshold: number): Out
 
 function recallOutcome(label: string, r: RecallResponse, threshold: number): Outcome {
   const timings: Array<[string, number]> = Object.entries(r.timings).map(([name, ms]) => [name.replace(/Ms$/, ''), ms]);
-  const detailTimings: Array<[string, number]> = Object.entries(r.server ?? {}).map(([name, ms]) => [`server: ${name.replace(/Ms$/, '')}`, ms]);
+  const detailTimings: Array<[string, number]> = Object.entries(r.server ?? {}).map(([name, ms]) => [
+    `server: ${name.replace(/Ms$/, '')}`,
+    ms,
+  ]);
   return {
     label,
     query: r.query,
@@ -156,13 +197,27 @@ function recallOutcome(label: string, r: RecallResponse, threshold: number): Out
 }
 
 /** Runs one setting for `query` in `scope`. */
-export async function runEngine(api: ApiClient, scope: RequestScope, query: string, setting: EngineSetting): Promise<Outcome> {
+export async function runEngine(
+  api: ApiClient,
+  scope: RequestScope,
+  query: string,
+  setting: EngineSetting,
+): Promise<Outcome> {
   const label = settingLabel(setting);
   const types = setting.types.length > 0 ? setting.types : undefined;
   const threshold = setting.threshold ?? undefined;
   if (setting.engine === 'search') {
     const result = await api.request<SearchResponse>('POST', '/search', {
-      body: { query, scope, mode: setting.mode, reranker: setting.reranker, fastGraph: setting.fastGraph, types, topK: setting.limit, threshold: NO_THRESHOLD },
+      body: {
+        query,
+        scope,
+        mode: setting.mode,
+        reranker: setting.reranker,
+        fastGraph: setting.fastGraph,
+        types,
+        topK: setting.limit,
+        threshold: NO_THRESHOLD,
+      },
     });
     return searchOutcome(label, result, threshold ?? SEARCH_DEFAULT_THRESHOLD);
   }

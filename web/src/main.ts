@@ -20,7 +20,10 @@ const root = document.getElementById('app') as HTMLElement;
 
 /** The key gate: nothing of the tenant is shown until a key is accepted by the API. */
 function showGate(message = ''): void {
-  const input = el('input', { testid: 'key-input', attrs: { type: 'password', autocomplete: 'off', placeholder: 'egk_…', required: true } });
+  const input = el('input', {
+    testid: 'key-input',
+    attrs: { type: 'password', autocomplete: 'off', placeholder: 'egk_…', required: true },
+  });
   const status = el('p', { class: 'status', testid: 'key-status', attrs: { role: 'status' } }, message);
   const form = el(
     'form',
@@ -38,7 +41,11 @@ function showGate(message = ''): void {
       },
     },
     el('h2', {}, 'API key'),
-    el('p', {}, 'The inspector shows what this key may read, and nothing else. The key stays in this tab (sessionStorage) and is sent only to this server.'),
+    el(
+      'p',
+      {},
+      'The inspector shows what this key may read, and nothing else. The key stays in this tab (sessionStorage) and is sent only to this server.',
+    ),
     field('Key', input),
     el('button', { testid: 'key-submit', attrs: { type: 'submit' } }, 'Open'),
     status,
@@ -59,7 +66,11 @@ async function start(key: string, onError: (text: string) => void): Promise<void
     who = await api.request<WhoAmI>('GET', '/inspector/whoami');
   } catch (error: unknown) {
     clearKey();
-    onError(error instanceof ApiError && error.status === 401 ? 'The server does not accept this key.' : `Cannot open — ${errorText(error)}`);
+    onError(
+      error instanceof ApiError && error.status === 401
+        ? 'The server does not accept this key.'
+        : `Cannot open — ${errorText(error)}`,
+    );
     return;
   }
   saveKey(key);
@@ -69,20 +80,31 @@ async function start(key: string, onError: (text: string) => void): Promise<void
 
 function showApp(api: ApiClient, who: WhoAmI): void {
   const inputs = Object.fromEntries(
-    SCOPE_FIELDS.map((name) => [name, el('input', { testid: `scope-${name}`, attrs: { type: 'text', list: `choices-${name}`, placeholder: 'any' } })]),
+    SCOPE_FIELDS.map((name) => [
+      name,
+      el('input', { testid: `scope-${name}`, attrs: { type: 'text', list: `choices-${name}`, placeholder: 'any' } }),
+    ]),
   ) as Record<(typeof SCOPE_FIELDS)[number], HTMLInputElement>;
-  const lists = Object.fromEntries(SCOPE_FIELDS.map((name) => [name, el('datalist', { attrs: { id: `choices-${name}` } })])) as Record<
+  const lists = Object.fromEntries(
+    SCOPE_FIELDS.map((name) => [name, el('datalist', { attrs: { id: `choices-${name}` } })]),
+  ) as Record<(typeof SCOPE_FIELDS)[number], HTMLDataListElement>;
+  const seen = Object.fromEntries(SCOPE_FIELDS.map((name) => [name, new Set<string>()])) as Record<
     (typeof SCOPE_FIELDS)[number],
-    HTMLDataListElement
+    Set<string>
   >;
-  const seen = Object.fromEntries(SCOPE_FIELDS.map((name) => [name, new Set<string>()])) as Record<(typeof SCOPE_FIELDS)[number], Set<string>>;
   if (who.collections) for (const c of who.collections) seen.collection.add(c);
   if (who.collections?.length === 1) inputs.collection.value = who.collections[0] as string;
 
   const ctx: AppContext = {
     api,
     who,
-    scope: () => cleanScope({ user: inputs.user.value, agent: inputs.agent.value, session: inputs.session.value, collection: inputs.collection.value }),
+    scope: () =>
+      cleanScope({
+        user: inputs.user.value,
+        agent: inputs.agent.value,
+        session: inputs.session.value,
+        collection: inputs.collection.value,
+      }),
     rememberScopes(memories: Memory[]) {
       for (const memory of memories) {
         for (const name of SCOPE_FIELDS) {
@@ -94,12 +116,22 @@ function showApp(api: ApiClient, who: WhoAmI): void {
       }
     },
   };
-  for (const name of SCOPE_FIELDS) for (const value of seen[name]) lists[name].append(el('option', { attrs: { value } }));
+  for (const name of SCOPE_FIELDS)
+    for (const value of seen[name]) lists[name].append(el('option', { attrs: { value } }));
 
   const main = el('main', { testid: 'main' });
   let tab: Tab = 'browse';
   const tabButtons = TABS.map(([id, label]) =>
-    el('button', { class: 'tab', testid: `tab-${id}`, attrs: { type: 'button', 'aria-selected': id === tab }, on: { click: () => show(id) } }, label),
+    el(
+      'button',
+      {
+        class: 'tab',
+        testid: `tab-${id}`,
+        attrs: { type: 'button', 'aria-selected': id === tab },
+        on: { click: () => show(id) },
+      },
+      label,
+    ),
   );
   function show(next: Tab): void {
     tab = next;
@@ -143,7 +175,11 @@ function showApp(api: ApiClient, who: WhoAmI): void {
       'header',
       { class: 'top' },
       el('h1', {}, 'Engram · memory inspector'),
-      el('span', { class: 'hint' }, `key ${who.keyId} · ${who.access}${who.collections ? ` · collections ${who.collections.join(', ')}` : ''}`),
+      el(
+        'span',
+        { class: 'hint' },
+        `key ${who.keyId} · ${who.access}${who.collections ? ` · collections ${who.collections.join(', ')}` : ''}`,
+      ),
       forget,
     ),
     scopeForm,

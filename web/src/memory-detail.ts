@@ -18,7 +18,11 @@ export function confirmDialog(message: string, confirmLabel: string): Promise<bo
   return new Promise((resolve) => {
     const confirm = el('button', { class: 'danger', testid: 'confirm-yes', attrs: { value: 'yes' } }, confirmLabel);
     const cancel = el('button', { testid: 'confirm-no', attrs: { value: 'no' } }, 'Cancel');
-    const dialog = el('dialog', { testid: 'confirm-dialog' }, el('form', { attrs: { method: 'dialog' } }, el('p', {}, message), el('div', { class: 'row' }, cancel, confirm)));
+    const dialog = el(
+      'dialog',
+      { testid: 'confirm-dialog' },
+      el('form', { attrs: { method: 'dialog' } }, el('p', {}, message), el('div', { class: 'row' }, cancel, confirm)),
+    );
     dialog.addEventListener('close', () => {
       resolve(dialog.returnValue === 'yes');
       dialog.remove();
@@ -37,14 +41,25 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
   const status = el('p', { class: 'status', testid: 'detail-status', attrs: { role: 'status' } });
   const readOnly = ctx.who.access !== 'read-write';
   const archived = memory.status === 'archived';
-  const archive = el('button', { testid: 'archive', attrs: { type: 'button', disabled: readOnly } }, archived ? 'Restore' : 'Archive');
-  const remove = el('button', { class: 'danger', testid: 'delete', attrs: { type: 'button', disabled: readOnly } }, 'Delete…');
+  const archive = el(
+    'button',
+    { testid: 'archive', attrs: { type: 'button', disabled: readOnly } },
+    archived ? 'Restore' : 'Archive',
+  );
+  const remove = el(
+    'button',
+    { class: 'danger', testid: 'delete', attrs: { type: 'button', disabled: readOnly } },
+    'Delete…',
+  );
   archive.addEventListener('click', () => {
     void (async () => {
       const next = archived ? 'activated' : 'archived';
-      if (!(await confirmDialog(`${archived ? 'Restore' : 'Archive'} this memory?`, archived ? 'Restore' : 'Archive'))) return;
+      if (!(await confirmDialog(`${archived ? 'Restore' : 'Archive'} this memory?`, archived ? 'Restore' : 'Archive')))
+        return;
       try {
-        await ctx.api.request('PATCH', `/memories/${encodeURIComponent(memory.id)}`, { body: { scope: scopeOf(memory), patch: { status: next } } });
+        await ctx.api.request('PATCH', `/memories/${encodeURIComponent(memory.id)}`, {
+          body: { scope: scopeOf(memory), patch: { status: next } },
+        });
         onChanged(`Memory ${memory.id} ${archived ? 'restored' : 'archived'}.`);
       } catch (error: unknown) {
         status.textContent = `Failed — ${errorText(error)}`;
@@ -55,7 +70,11 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
     void (async () => {
       if (!(await confirmDialog('Delete this memory for good? This cannot be undone.', 'Delete'))) return;
       try {
-        const result = await ctx.api.request<{ deleted: boolean }>('DELETE', `/memories/${encodeURIComponent(memory.id)}`, { query: { ...scopeOf(memory) } });
+        const result = await ctx.api.request<{ deleted: boolean }>(
+          'DELETE',
+          `/memories/${encodeURIComponent(memory.id)}`,
+          { query: { ...scopeOf(memory) } },
+        );
         onChanged(result.deleted ? `Memory ${memory.id} deleted.` : `Memory ${memory.id} was already gone.`);
       } catch (error: unknown) {
         status.textContent = `Failed — ${errorText(error)}`;
@@ -69,7 +88,9 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
       el(
         'li',
         {},
-        [s.type, s.role, s.id && `id ${s.id}`, s.title, s.url].filter((v): v is string => typeof v === 'string' && v !== '').join(' · '),
+        [s.type, s.role, s.id && `id ${s.id}`, s.title, s.url]
+          .filter((v): v is string => typeof v === 'string' && v !== '')
+          .join(' · '),
         s.content ? el('pre', { class: 'source-content' }, s.content) : null,
       ),
     ),

@@ -8,7 +8,11 @@ function badges(hit: ShownHit): HTMLElement {
     { class: 'badges' },
     ...hit.paths.map((p) => el('span', { class: 'badge path', testid: 'hit-path' }, `path ${p}`)),
     ...hit.channels.map((c) =>
-      el('span', { class: 'badge channel', testid: 'hit-channel' }, c.score === undefined ? c.name : `${c.name} ${formatScore(c.score)}`),
+      el(
+        'span',
+        { class: 'badge channel', testid: 'hit-channel' },
+        c.score === undefined ? c.name : `${c.name} ${formatScore(c.score)}`,
+      ),
     ),
   );
 }
@@ -41,16 +45,27 @@ export function hitCard(hit: ShownHit, rank: number, cut: boolean): HTMLElement 
 export function outcomeView(outcome: Outcome): HTMLElement {
   const plan = el('dl', { class: 'plan', testid: 'plan' });
   for (const [label, values] of outcome.plan) {
-    plan.append(el('dt', {}, label), el('dd', {}, values.length === 1 ? values[0] : el('ul', {}, ...values.map((v) => el('li', {}, v)))));
+    plan.append(
+      el('dt', {}, label),
+      el('dd', {}, values.length === 1 ? values[0] : el('ul', {}, ...values.map((v) => el('li', {}, v)))),
+    );
   }
   const hits = el('ol', { class: 'hits', testid: 'hits' }, ...outcome.hits.map((h, i) => hitCard(h, i + 1, false)));
-  const cut = el('ol', { class: 'hits', testid: 'cut' }, ...outcome.cut.map((h, i) => hitCard(h, outcome.hits.length + i + 1, true)));
+  const cut = el(
+    'ol',
+    { class: 'hits', testid: 'cut' },
+    ...outcome.cut.map((h, i) => hitCard(h, outcome.hits.length + i + 1, true)),
+  );
   return el(
     'section',
     { class: 'outcome', testid: 'outcome' },
     el('h3', {}, `${outcome.label} — ${outcome.hits.length} hit${outcome.hits.length === 1 ? '' : 's'}`),
     outcome.degraded.length > 0
-      ? el('p', { class: 'warning', testid: 'degraded' }, `Degraded: ${outcome.degraded.map(([k, v]) => `${k}: ${v}`).join('; ')}`)
+      ? el(
+          'p',
+          { class: 'warning', testid: 'degraded' },
+          `Degraded: ${outcome.degraded.map(([k, v]) => `${k}: ${v}`).join('; ')}`,
+        )
       : null,
     el(
       'div',
@@ -66,7 +81,11 @@ export function outcomeView(outcome: Outcome): HTMLElement {
     ),
     el('h4', {}, 'Ranked hits'),
     outcome.hits.length === 0 ? el('p', { class: 'empty' }, 'No hit reached the threshold.') : hits,
-    el('h4', { testid: 'cut-title' }, `Cut by the threshold (${formatScore(outcome.threshold)}): ${outcome.cut.length}`),
+    el(
+      'h4',
+      { testid: 'cut-title' },
+      `Cut by the threshold (${formatScore(outcome.threshold)}): ${outcome.cut.length}`,
+    ),
     cut,
   );
 }

@@ -13,6 +13,10 @@ export function outgoingRequest(request: Record<string, unknown>, block: string 
     pre.append(json);
     return pre;
   }
-  pre.append(json.slice(0, at), el('mark', { class: 'injected', testid: 'injected-block', attrs: { title: 'injected by Engram' } }, needle), json.slice(at + needle.length));
+  pre.append(
+    json.slice(0, at),
+    el('mark', { class: 'injected', testid: 'injected-block', attrs: { title: 'injected by Engram' } }, needle),
+    json.slice(at + needle.length),
+  );
   return pre;
 }

@@ -28,7 +28,11 @@ export function searchView(ctx: AppContext): HTMLElement {
     'query',
     'search-kind',
   );
-  const query = el('input', { class: 'wide', testid: 'search-query', attrs: { type: 'search', placeholder: 'What do you want to recall?' } });
+  const query = el('input', {
+    class: 'wide',
+    testid: 'search-query',
+    attrs: { type: 'search', placeholder: 'What do you want to recall?' },
+  });
   const provider = select(
     PROVIDERS.map((p) => [p, p]),
     'openai-chat',
@@ -37,7 +41,12 @@ export function searchView(ctx: AppContext): HTMLElement {
   const request = el('textarea', { class: 'wide', testid: 'search-request', attrs: { rows: 10, spellcheck: false } });
   request.value = SAMPLE_REQUEST;
   const queryBox = el('div', {}, field('Query', query));
-  const requestBox = el('div', {}, field('Provider', provider), field('Request (JSON, as your SDK would send it)', request));
+  const requestBox = el(
+    'div',
+    {},
+    field('Provider', provider),
+    field('Request (JSON, as your SDK would send it)', request),
+  );
   const form = engineForm('search-', ctx.who, { engine: 'search' });
   const status = el('p', { class: 'status', testid: 'search-status', attrs: { role: 'status' } });
   const results = el('div', { testid: 'search-results' });
@@ -65,16 +74,35 @@ export function searchView(ctx: AppContext): HTMLElement {
         } catch (error: unknown) {
           throw new Error(`the request is not valid JSON: ${errorText(error)}`);
         }
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('the request must be a JSON object');
+        if (typeof body !== 'object' || body === null || Array.isArray(body))
+          throw new Error('the request must be a JSON object');
         const injected = await ctx.api.request<InjectResponse>('POST', '/inject', {
-          body: { provider: provider.value, request: body, scope, limit: setting.limit, ...(setting.threshold === null ? {} : { threshold: setting.threshold }) },
+          body: {
+            provider: provider.value,
+            request: body,
+            scope,
+            limit: setting.limit,
+            ...(setting.threshold === null ? {} : { threshold: setting.threshold }),
+          },
         });
         parts.push(
           el(
             'section',
             { class: 'outgoing', testid: 'outgoing' },
-            el('h3', {}, injected.injected ? 'The request as it would go out (injected block marked)' : 'The request would go out unchanged'),
-            el('p', {}, injected.query === null ? 'No user message found in the request.' : `Query extracted from the last user message: ${injected.query}`),
+            el(
+              'h3',
+              {},
+              injected.injected
+                ? 'The request as it would go out (injected block marked)'
+                : 'The request would go out unchanged',
+            ),
+            el(
+              'p',
+              {},
+              injected.query === null
+                ? 'No user message found in the request.'
+                : `Query extracted from the last user message: ${injected.query}`,
+            ),
             outgoingRequest(injected.request, injected.block),
           ),
         );
