@@ -7,6 +7,7 @@ import { registerImport } from './commands/import-command.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerReembed } from './commands/reembed-command.js';
 import { registerKeys } from './commands/keys-command.js';
+import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerReembed(program, globals);
   registerServe(program, globals);
   registerKeys(program, globals);
+  registerMcp(program, globals);
   registerStoreCommands(program, globals);
   return program;
 }

@@ -213,3 +213,25 @@ describe('engram CLI: server, keys and moving data', { timeout: 180_000 }, () =>
     expect(await exited).toBe(0);
   });
 });
+
+describe('engram mcp', { timeout: 180_000 }, () => {
+  it('serves the memory tools on stdio to the official MCP client', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({
+      command: TSX,
+      args: [BIN, '--tenant', 'mcp-t', 'mcp', '--data-dir', join(dir, 'mcp')],
+      env: { ...(process.env as Record<string, string>) },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'engram-cli-test', version: '1.0.0' });
+    await client.connect(transport);
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    expect(tools).toEqual(['add_memory', 'delete_memory', 'list_memories', 'search_memories']);
+    const added = await client.callTool({ name: 'add_memory', arguments: { text: 'Dana keeps bees on the roof', user: 'dana' } });
+    expect(added.isError).not.toBe(true);
+    const found = await client.callTool({ name: 'search_memories', arguments: { query: 'bees', user: 'dana' } });
+    expect(JSON.stringify(found.content)).toContain('Dana keeps bees on the roof');
+    await client.close();
+  });
+});

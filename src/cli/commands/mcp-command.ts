@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { runMcpStdio } from '../../mcp/serve-stdio.js';
+import type { GlobalOptions } from '../cli-context.js';
+
+/** `engram mcp`: the memory tools over MCP on stdio, for agents that launch a local server. */
+export function registerMcp(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('mcp')
+    .description('serve add/search/list/delete memory tools over MCP on stdio (ENGRAM_API_KEY limits it to that key)')
+    .option('--data-dir <dir>', 'database and API keys', '.engram')
+    .action(async (flags: { dataDir: string }) => {
+      const options = globals();
+      const apiKey = process.env['ENGRAM_API_KEY'];
+      // stdout carries the protocol: nothing else may be printed there.
+      await runMcpStdio({
+        dataDir: resolve(flags.dataDir),
+        embedder: options.embedder,
+        ...(apiKey ? { apiKey } : { tenant: options.tenant }),
+      });
+    });
+}
