@@ -83,6 +83,8 @@ export function searchView(ctx: AppContext): HTMLElement {
             scope,
             limit: setting.limit,
             ...(setting.threshold === null ? {} : { threshold: setting.threshold }),
+            ...(setting.types.length > 0 ? { types: setting.types } : {}),
+            ...(setting.engine === 'recall' ? { profile: setting.profile } : {}),
           },
         });
         parts.push(
