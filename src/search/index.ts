@@ -12,3 +12,4 @@ export * from './search-result.js';
 export * from './searcher.js';
 export * from './search-config-from-env.js';
 export * from '../llm/index.js';
+export * from './parse-search-types.js';

@@ -58,6 +58,7 @@ export interface SearchPlan {
   /** Texts embedded (one batch, deduplicated). */
   queryTexts: string[];
   subQuestions: string[];
+  /** Weighted keyword terms of the full-text channel (empty when no path runs it). */
   keywordTerms: string[];
   paths: string[];
   reranker: string;

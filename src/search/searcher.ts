@@ -117,7 +117,12 @@ export class Searcher {
     if (options.internet === false || options.internet === undefined) goal = { ...goal, internetSearch: false };
     const subQuestions = decomposition?.isComplex ? decomposition.questions : [];
     const texts = queryTexts(goal, subQuestions);
-    const keywordTerms = extractKeywordTerms(goal.rephrasedQuery, { segmenter: this.deps.segmenter });
+    const paths = selectPaths(options.types, options.paths);
+    // Keyword terms feed only the full-text channel; skip the segmenter when nothing runs it.
+    const useFulltext = options.fulltext ?? options.fastGraph ?? false;
+    const needKeywords = useFulltext || paths.some((p) => p.name === 'keyword');
+    const keywordsOf = (text: string): string[] => (needKeywords ? extractKeywordTerms(text, { segmenter: this.deps.segmenter }) : []);
+    const keywordTerms = keywordsOf(goal.rephrasedQuery);
     const planMs = this.now() - planStart;
 
     // 2. One embedding batch.
@@ -127,7 +132,6 @@ export class Searcher {
 
     // 3. Collections the caller may read.
     const { searched, denied } = await this.collections(options);
-    const paths = selectPaths(options.types, options.paths);
     const webWanted =
       goal.internetSearch && (this.deps.web?.length ?? 0) > 0 && (!options.types || options.types.includes('OuterMemory')) && (!options.paths || options.paths.includes('internet'));
     if (wantInternet && (this.deps.web?.length ?? 0) === 0) degraded.internet = 'no web search provider configured';
@@ -149,7 +153,7 @@ export class Searcher {
       profile: this.deps.profile ?? ENGRAM_PROFILE,
       weights: this.deps.weights ?? DEFAULT_LEXICAL_WEIGHTS,
       reranker,
-      fulltext: options.fulltext ?? options.fastGraph ?? false,
+      fulltext: useFulltext,
       signal: options.signal,
       now: this.now,
     });
@@ -198,7 +202,7 @@ export class Searcher {
           async (phrase, stage) => {
             const stageGoal: ParsedGoal = { ...goal, rephrasedQuery: phrase, memories: [phrase], keys: [], tags: [] };
             const [v] = await embedQueryTexts(this.deps.embedder, [phrase], options.signal);
-            return retrieve(stageGoal, [phrase], [v as Float32Array], extractKeywordTerms(phrase, { segmenter: this.deps.segmenter }), stage);
+            return retrieve(stageGoal, [phrase], [v as Float32Array], keywordsOf(phrase), stage);
           },
           (lists) => mergeCandidates(lists),
           { stages: options.deepStages, rewrite: options.deepRewrite, signal: options.signal },

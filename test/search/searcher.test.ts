@@ -81,7 +81,7 @@ describe('Searcher, fast mode', () => {
     expect(result.plan).toMatchObject({
       mode: 'fast',
       queryTexts: ['where is my passport'],
-      keywordTerms: ['passport'],
+      keywordTerms: [],
       paths: ['working', 'long-term', 'user', 'tool', 'skill', 'preference'],
       reranker: 'noop',
     });
@@ -105,6 +105,7 @@ describe('Searcher, fast mode', () => {
 
   it('adds the full-text channel inside scope paths with fulltext (or fastGraph)', async () => {
     const result = await searcher().search('where is my passport', { scope, fulltext: true });
+    expect(result.plan.keywordTerms).toEqual(['passport']);
     expect(result.hits[0]?.explanation.channels).toMatchObject({ dense: expect.any(Number), bm25: expect.any(Number), fulltext: expect.any(Number) });
     expect(result.timings.channels.fulltext).toBeGreaterThanOrEqual(0);
   });
