@@ -6,7 +6,7 @@ import { Engram, type EngramOptions } from '../engram.js';
 import { createSqliteStore } from '../store/sqlite/index.js';
 
 /** File name of the memory database inside a data directory. */
-export const DATABASE_FILE = 'engram.sqlite';
+export const DATABASE_FILE = 'engram.db';
 
 /** Options of {@link openDefaultEngram}. */
 export interface DefaultEngramOptions {
@@ -18,7 +18,7 @@ export interface DefaultEngramOptions {
   engram?: Omit<EngramOptions, 'store' | 'embedder'> | undefined;
 }
 
-/** The embedded defaults: SQLite at `<dataDir>/engram.sqlite` and the local embedder. */
+/** The embedded defaults: SQLite at `<dataDir>/engram.db` and the local embedder. */
 export async function openDefaultEngram(options: DefaultEngramOptions): Promise<Engram> {
   mkdirSync(options.dataDir, { recursive: true });
   const store = createSqliteStore({ path: join(options.dataDir, DATABASE_FILE) });

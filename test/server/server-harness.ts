@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openKeyStore, type CreateKeyInput, type KeyStore } from '../../src/auth/key-store.js';
 import { Engram } from '../../src/engram.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../../src/server/start-server.js';
+import { DATABASE_FILE } from '../../src/server/open-default-engram.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 
@@ -35,7 +36,7 @@ export interface Harness {
 
 export async function startHarness(options: Partial<StartServerOptions> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-server-'));
-  const engram = await Engram.open({ store: createSqliteStore({ path: join(dataDir, 'engram.sqlite') }), embedder: new HashedEmbedder() });
+  const engram = await Engram.open({ store: createSqliteStore({ path: join(dataDir, DATABASE_FILE) }), embedder: new HashedEmbedder() });
   const keys = openKeyStore({ path: join(dataDir, 'keys.sqlite') });
   const server = await startServer({ dataDir, port: 0, engram, keys, validateResponses: true, closeEngram: true, ...options });
   const harness: Harness = {
