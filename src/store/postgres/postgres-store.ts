@@ -64,8 +64,9 @@ export interface PostgresStoreOptions {
   vector?: PgVectorMode | undefined;
   /**
    * With pgvector, filters matching at most this many rows are scored exactly (sequential scan in
-   * pgvector); above it the HNSW index answers, which is approximate (≥ 99% recall with the
-   * ef_search used, not guaranteed exact). @default 20000
+   * pgvector); above it the HNSW index picks the candidates, which is approximate: high recall
+   * (ef_search ≥ 100, iterative scans for filters; the PGlite tests require ≥ 95% recall@10) but
+   * not guaranteed exact. Returned cosines are always exact re-scores. @default 20000
    */
   exactSearchMaxRows?: number | undefined;
   /** Isolation level of write transactions. CockroachDB always runs SERIALIZABLE. @default 'read committed' */
