@@ -360,6 +360,10 @@ export class Engram implements MemoryApi {
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     const text = validateText(query, this.limits.maxQueryLength, 'query');
     validateLimit(options.topK ?? 10, this.limits.maxLimit, 'topK');
+    if (options.collections !== undefined) {
+      if (!Array.isArray(options.collections)) throw new EngramError('INVALID_INPUT', 'collections must be a list', { details: { field: 'collections' } });
+      options.collections.forEach((c, i) => validateScope({ tenant: filter.scope.tenant, collection: c }, `collections[${i}]`));
+    }
     await this.checkModel(filter.scope);
     return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
   }

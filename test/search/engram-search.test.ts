@@ -30,6 +30,8 @@ describe('Engram.search', () => {
     expect(isEngramError(bad, 'INVALID_LIMIT')).toBe(true);
     const badType = await engram.search('x', { scope, types: ['Nope' as 'SkillMemory'] }).catch((e: unknown) => e);
     expect(isEngramError(badType, 'INVALID_INPUT')).toBe(true);
+    const badCollection = await engram.search('x', { scope, collections: [''] }).catch((e: unknown) => e);
+    expect(isEngramError(badCollection, 'INVALID_SCOPE')).toBe(true);
     await engram.close();
   });
 

@@ -1,5 +1,30 @@
+import type { Scope } from '../../model/scope.js';
 import type { DenseCandidate, MemoryFilter } from '../../store/memory-store.js';
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
+
+const NARROWING_FIELDS = ['user', 'agent', 'session', 'collection'] as const;
+
+/**
+ * The filter of the priority pass: the path's scope narrowed by the priority fields. It can only
+ * narrow — `tenant` is never taken from it, and a field the scope already fixes to another value
+ * means the pass would match nothing, so it is skipped (undefined). Undefined when no field narrows.
+ */
+export function narrowedFilter(filter: MemoryFilter, priority: Partial<Omit<Scope, 'tenant'>> | undefined): MemoryFilter | undefined {
+  if (!priority) return undefined;
+  const scope: Scope = { ...filter.scope };
+  let narrowed = false;
+  for (const field of NARROWING_FIELDS) {
+    const value = priority[field];
+    if (typeof value !== 'string' || value === '') continue;
+    if (scope[field] !== undefined) {
+      if (scope[field] !== value) return undefined;
+      continue;
+    }
+    scope[field] = value;
+    narrowed = true;
+  }
+  return narrowed ? { ...filter, scope } : undefined;
+}
 
 /**
  * Dense channel: one `denseSearch` per query vector, plus — when a priority scope is set — the
@@ -11,10 +36,7 @@ export const denseChannel: SearchChannel = {
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     const { store, filter, model, limit } = context;
     const passes: Array<Promise<{ rows: DenseCandidate[]; priority: boolean }>> = [];
-    const priorityFilter: MemoryFilter | undefined =
-      context.priority && Object.values(context.priority).some((v) => v !== undefined)
-        ? { ...filter, scope: { ...filter.scope, ...context.priority } }
-        : undefined;
+    const priorityFilter = narrowedFilter(filter, context.priority);
     for (const vector of context.queryVectors) {
       passes.push(store.denseSearch({ filter, vector, model, limit }).then((rows) => ({ rows, priority: false })));
       if (priorityFilter) {
