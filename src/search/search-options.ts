@@ -18,7 +18,7 @@ export interface SearchOptions {
   topK?: number | undefined;
   /** Per-type result sizes for tool / skill / preference memories. @default DEFAULT_BUCKET_LIMITS */
   bucketLimits?: Partial<Omit<BucketLimits, 'topK'>> | undefined;
-  /** Memory types to search; paths whose types are all excluded do not run. @default all but OuterMemory web results */
+  /** Memory types to search; paths whose types are all excluded do not run (web results need `OuterMemory`). @default every type */
   types?: MemoryType[] | undefined;
   /** Run only these paths (`internet` is governed by `internet`). @default DEFAULT_PATHS (all local paths but `keyword`) */
   paths?: PathName[] | undefined;
