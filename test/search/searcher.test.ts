@@ -167,6 +167,25 @@ describe('Searcher, fast mode', () => {
     expect(recorded).toEqual([result.hits.map((h) => h.memory.id)]);
   });
 
+  it('overlaps the paths: with a store that takes 150 ms per dense search, six paths finish in about one wait', async () => {
+    const slow: MemoryStore = new Proxy(store, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (prop !== 'denseSearch' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, 150));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const s = new Searcher({ store: slow, embedder });
+    const parallel = await s.search('passport drawer', { scope });
+    const sequential = await s.search('passport drawer', { scope, sequential: true });
+    expect(parallel.timings.pathsMs).toBeLessThan(450);
+    expect(sequential.timings.pathsMs).toBeGreaterThanOrEqual(5 * 150);
+    expect(parallel.hits.map((h) => h.memory.id)).toEqual(sequential.hits.map((h) => h.memory.id));
+  });
+
   it('runs paths sequentially on request with the same hits', async () => {
     const a = await searcher().search('deadline friday', { scope });
     const b = await searcher().search('deadline friday', { scope, sequential: true });
