@@ -17,6 +17,7 @@ import {
 } from './model/validate.js';
 import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-weights.js';
 import { runRecall } from './recall/recall-pipeline.js';
+import { TokenCache } from './recall/token-cache.js';
 import { RECALL_PROFILES } from './recall/recall-profile.js';
 import type { MemoryFilter, MemoryRecord, MemoryStore, Page, ScopeStats } from './store/memory-store.js';
 import { isTransientStoreError } from './store/transient-error.js';
@@ -101,6 +102,8 @@ export class Engram implements MemoryApi {
   /** Embedding model known to be in each (tenant, user) partition. */
   private readonly partitionModels = new Map<string, { model: string; dim: number } | null>();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Candidates' tokens, reused across recalls (keyed by id and last update). */
+  private readonly tokenCache = new TokenCache();
   private closed = false;
 
   private constructor(options: EngramOptions) {
@@ -317,7 +320,7 @@ export class Engram implements MemoryApi {
     const embedMs = performance.now() - embedStart;
     const result = await this.withRetry(() =>
       runRecall(
-        { store: this.store },
+        { store: this.store, tokenCache: this.tokenCache },
         { query: text, queryVector, model: this.embedder.model, filter, limit, threshold, weights, profile },
         embedMs,
       ),

@@ -5,6 +5,8 @@ import { lexicalWeightFor, type LexicalWeights } from './lexical-weights.js';
 /** One document of a candidate pool, as the fusion sees it. */
 export interface FusionDocument {
   text: string;
+  /** The text's tokens when the caller already has them (e.g. from a token cache). */
+  tokens?: readonly string[] | undefined;
   /** Cosine with the query vector (0 when the memory has no vector). */
   cosine: number;
 }
@@ -42,7 +44,7 @@ export function fuseLinear(
   }
   const scores = bm25Scores(
     queryTokens,
-    documents.map((d) => options.tokenize(d.text)),
+    documents.map((d) => d.tokens ?? options.tokenize(d.text)),
     options.bm25,
   );
   documents.forEach((d, i) => (fused[i] = denseWeight * d.cosine + lexicalWeight * (scores.normalized[i] as number)));

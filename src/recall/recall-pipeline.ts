@@ -7,6 +7,7 @@ import { topK } from '../vector/top-k.js';
 import { candidatePoolSize } from './candidate-pool.js';
 import type { LexicalWeights } from './lexical-weights.js';
 import { fuseLinear } from './linear-fusion.js';
+import type { TokenCache } from './token-cache.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 
 /** One recall, fully specified. The facade fills the defaults and validates before calling. */
@@ -24,6 +25,8 @@ export interface RecallRequest {
 
 export interface RecallDeps {
   store: MemoryStore;
+  /** Reuses candidates' tokens across queries. @default none (tokenise every time) */
+  tokenCache?: TokenCache | undefined;
   /** Monotonic milliseconds. @default performance.now */
   now?: () => number;
 }
@@ -33,7 +36,8 @@ interface Candidate {
   cosine: number;
   denseRank?: number;
   lexicalRank?: number;
-  memory: Memory;
+  text: string;
+  updatedAt: string;
   bm25: number;
   bm25Raw: number;
   fused: number;
@@ -57,7 +61,7 @@ export async function runRecall(
 ): Promise<Omit<RecallResult, 'query'>> {
   const now = deps.now ?? (() => performance.now());
   const start = now();
-  const { store, } = deps;
+  const { store } = deps;
   const { profile, limit, filter } = request;
   const tokens = profile.tokenize(request.query);
   const hasText = request.query.trim().length > 0;
@@ -65,20 +69,25 @@ export async function runRecall(
   const densePool = candidatePoolSize(limit, Number.MAX_SAFE_INTEGER, hasText);
   const lexicalPool = hasText && tokens.length > 0 ? profile.lexicalPoolSize(densePool) : 0;
 
-  const denseStart = now();
-  const densePromise = store
-    .denseSearch({ filter, vector: request.queryVector, model: request.model, limit: densePool })
-    .then((rows) => ({ rows, ms: now() - denseStart }));
+  // Channels run concurrently. A synchronous store does its work inside the call, an async one
+  // after it: each channel's time is its call plus how long the recall then waited for it.
+  const t0 = now();
+  const densePromise = store.denseSearch({ filter, vector: request.queryVector, model: request.model, limit: densePool });
+  const t1 = now();
   const lexicalPromise =
     lexicalPool > 0
-      ? store
-          .lexicalSearch({ filter, terms: [...new Set(profile.queryTerms(request.query))], limit: lexicalPool })
-          .then((rows) => ({ rows, ms: now() - denseStart }))
-      : Promise.resolve({ rows: [], ms: 0 });
-  const [dense, lexical] = await Promise.all([densePromise, lexicalPromise]);
+      ? store.lexicalSearch({ filter, terms: [...new Set(profile.queryTerms(request.query))], limit: lexicalPool })
+      : Promise.resolve([]);
+  const t2 = now();
+  const denseRows = await densePromise;
+  const t3 = now();
+  const lexicalRows = await lexicalPromise;
+  const t4 = now();
+  const dense = { rows: denseRows, ms: t1 - t0 + (t3 - t2) };
+  const lexical = { rows: lexicalRows, ms: lexicalPool > 0 ? t2 - t1 + (t4 - t2) : 0 };
 
   const rankStart = now();
-  const byId = new Map<string, Omit<Candidate, 'memory' | 'bm25' | 'bm25Raw' | 'fused'>>();
+  const byId = new Map<string, Omit<Candidate, 'text' | 'updatedAt' | 'bm25' | 'bm25Raw' | 'fused'>>();
   dense.rows.forEach((row, i) => byId.set(row.id, { id: row.id, cosine: row.cosine, denseRank: i + 1 }));
   const lexicalOnly: string[] = [];
   lexical.rows.forEach((row, i) => {
@@ -97,18 +106,28 @@ export async function runRecall(
       if (vector && entry) entry.cosine = cosine(request.queryVector, vector);
     }
   }
-  const memories = await store.get(filter.scope.tenant, [...byId.keys()]);
-
+  // Ranking reads only text; whole memories are fetched for the ranked few.
+  const ids = [...byId.keys()];
+  const texts = store.getTexts
+    ? await store.getTexts(filter.scope.tenant, ids)
+    : (await store.get(filter.scope.tenant, ids)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
+  const textById = new Map(texts.map((t) => [t.id, t]));
   const candidates: Candidate[] = [];
-  for (const memory of memories) {
-    const entry = byId.get(memory.id);
-    if (entry) candidates.push({ ...entry, memory, bm25: 0, bm25Raw: 0, fused: entry.cosine });
+  for (const id of ids) {
+    const entry = byId.get(id);
+    const text = textById.get(id);
+    if (entry && text) candidates.push({ ...entry, text: text.text, updatedAt: text.updatedAt, bm25: 0, bm25Raw: 0, fused: entry.cosine });
   }
-  const fusion = fuseLinear(hasText ? tokens : [], candidates.map((c) => ({ text: c.memory.text, cosine: c.cosine })), {
-    weights: request.weights,
-    tokenize: profile.tokenize,
-    bm25: profile.bm25,
-  });
+  const cache = deps.tokenCache;
+  const fusion = fuseLinear(
+    hasText ? tokens : [],
+    candidates.map((c) => ({
+      text: c.text,
+      cosine: c.cosine,
+      tokens: cache?.tokens(profile.tokenize, profile.name, c.id, c.updatedAt, c.text),
+    })),
+    { weights: request.weights, tokenize: profile.tokenize, bm25: profile.bm25 },
+  );
   const { denseWeight, lexicalWeight } = fusion;
   candidates.forEach((c, i) => {
     c.bm25 = fusion.bm25[i] as number;
@@ -116,14 +135,19 @@ export async function runRecall(
     c.fused = fusion.fused[i] as number;
   });
   const ranked = topK(candidates, limit, compareCandidates);
+  const fetched = await store.get(filter.scope.tenant, ranked.map((c) => c.id));
+  const memoryById = new Map(fetched.map((m) => [m.id, m]));
   const hits: Hit[] = [];
   const cut: Hit[] = [];
   for (const c of ranked) {
+    // A memory deleted between ranking and fetching is left out rather than shown stale.
+    const memory = memoryById.get(c.id);
+    if (!memory) continue;
     const channels: Channel[] = [];
     if (c.denseRank !== undefined) channels.push('dense');
     if (c.lexicalRank !== undefined) channels.push('lexical');
     const hit: Hit = {
-      memory: c.memory,
+      memory,
       score: c.fused,
       explanation: {
         channels,

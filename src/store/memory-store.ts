@@ -42,6 +42,13 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** The part of a memory that lexical ranking reads. */
+export interface MemoryText {
+  id: string;
+  text: string;
+  updatedAt: string;
+}
+
 /** A dense candidate: the memory id and its cosine with the query vector. */
 export interface DenseCandidate {
   id: string;
@@ -99,6 +106,11 @@ export interface MemoryStore {
   insert(records: MemoryRecord[]): Promise<void>;
   /** Fetches by id within a tenant; missing ids are simply absent. Order follows `ids`. */
   get(tenant: string, ids: string[]): Promise<Memory[]>;
+  /**
+   * Text and last update of the given ids (missing ids absent, order free) — what ranking needs
+   * from a candidate, without the rest of the row. Optional: callers fall back to {@link get}.
+   */
+  getTexts?(tenant: string, ids: string[]): Promise<MemoryText[]>;
   /** Vectors for the given ids (only rows that have one). */
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**

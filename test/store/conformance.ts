@@ -205,6 +205,18 @@ export function runStoreConformance(
       expect(got.get(a.id)).toBeInstanceOf(Float32Array);
     });
 
+    test('getTexts (when implemented) returns text and updatedAt of the tenant rows only', async () => {
+      if (!store.getTexts) return;
+      const T = tenant();
+      const a = makeRecord({ scope: { tenant: T }, text: 'Ünïcode text 東京 🍣' });
+      const other = makeRecord({ scope: { tenant: tenant() } });
+      await store.insert([a]);
+      await store.insert([other]);
+      const got = await store.getTexts(T, [a.id, other.id, 'missing']);
+      expect(got).toEqual([{ id: a.id, text: a.text, updatedAt: a.updatedAt }]);
+      expect(await store.getTexts(T, [])).toEqual([]);
+    });
+
     test('insert of an empty batch is a no-op', async () => {
       const T = tenant();
       await store.insert([]);

@@ -12,6 +12,7 @@ import type {
   MemoryFilter,
   MemoryRecord,
   MemoryStore,
+  MemoryText,
   Page,
   ScopeStats,
   UsageEntry,
@@ -305,6 +306,20 @@ export class SqliteStore implements MemoryStore {
         out.push(rowToMemory(row));
       }
       return out;
+    });
+  }
+
+  getTexts(tenant: string, ids: string[]): Promise<MemoryText[]> {
+    return this.run('getTexts', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return [];
+      return this.db
+        .prepare<[string, string], MemoryText>(
+          `SELECT m.id AS id, m.text AS text, m.updated_at AS updatedAt FROM memories m
+           WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(tenant, JSON.stringify(ids));
     });
   }
 
