@@ -1,6 +1,5 @@
 import type { RecallResult } from '../api.js';
 import type { Channel, Hit } from '../model/hit.js';
-import type { Memory } from '../model/memory.js';
 import type { MemoryFilter, MemoryStore } from '../store/memory-store.js';
 import { cosine } from '../vector/cosine.js';
 import { topK } from '../vector/top-k.js';
