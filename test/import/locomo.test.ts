@@ -10,7 +10,12 @@ import { goldTurnIds, parseLocomo, parseLocomoDateTime, readLocomoFile } from '.
 import { EngramError } from '../../src/model/errors.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/mini-locomo.json', import.meta.url));
-const DEV = '/work/shared/data/locomo-dev.json';
+// The shared data folder sits beside the repository (CI) or at /work/shared.
+const DEV =
+  [
+    fileURLToPath(new URL('../../../shared/data/locomo-dev.json', import.meta.url)),
+    '/work/shared/data/locomo-dev.json',
+  ].find((path) => existsSync(path)) ?? 'locomo-dev.json (not found)';
 
 /** Runs fn and returns the EngramError it throws (fails the test when it does not throw one). */
 function errorOf(fn: () => unknown): EngramError {
