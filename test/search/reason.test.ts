@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicChat } from '../../src/llm/anthropic-chat.js';
 import { deepSearch } from '../../src/search/reason/deep-search.js';
-import { parseSelectedIds, REWRITE_PROMPT, selectMemories, STAGE_PROMPT } from '../../src/search/reason/memory-reasoner.js';
+import { parseSelectedIds, selectMemories } from '../../src/search/reason/memory-reasoner.js';
+import { REWRITE_PROMPT } from '../../src/search/reason/memory-rewrite.js';
+import { STAGE_PROMPT } from '../../src/search/reason/stage-judge.js';
 import { startLocalServer, type LocalHttpServer, type ReceivedRequest } from '../support/local-http-server.js';
 import { memory } from './memory-fixture.js';
 

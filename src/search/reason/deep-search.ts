@@ -1,5 +1,6 @@
 import type { ChatModel } from '../../llm/chat-model.js';
-import { judgeStage, rewriteMemories } from './memory-reasoner.js';
+import { rewriteMemories } from './memory-rewrite.js';
+import { judgeStage } from './stage-judge.js';
 import type { Memory } from '../../model/memory.js';
 
 /** Something deep search can retrieve with: a query in, scored memories out. */
