@@ -1,2 +1,3 @@
 export * from './cosine.js';
 export * from './top-k.js';
+export * from './unit-cosine.js';

@@ -1,11 +1,9 @@
 /**
- * The cosine every store reports for dense candidates, computed exactly like the SQLite backend
- * (src/store/sqlite/vector-partition.ts `writeNormalized` + float64 dot): both vectors are scaled
- * to unit length into float32, then their dot product is summed in float64 and clamped to
- * [-1, 1]. Using the same arithmetic (not just "a" cosine) is what makes PostgreSQL and SQLite
- * return bit-identical scores and therefore the same order at near-ties and at the candidate-pool
- * boundary. Kept here rather than imported so the PostgreSQL backend never loads SQLite's native
- * modules; test/store/same-answers.test.ts fails if the two drift apart.
+ * The cosine every store reports for dense candidates: both vectors are scaled to unit length into
+ * float32, then their dot product is summed in float64 and clamped to [-1, 1]. Every backend uses
+ * this same arithmetic (not just "a" cosine), which is what makes them return bit-identical scores
+ * and therefore the same order at near-ties and at the candidate-pool boundary;
+ * test/store/same-answers.test.ts fails if they drift apart.
  */
 
 /** `source` scaled to unit length, as float32; a zero vector stays zero. Null when not finite. */

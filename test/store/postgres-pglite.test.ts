@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DenseCandidate } from '../../src/store/memory-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { runStoreConformance } from './conformance.js';
-import { unitDot, unitVector } from '../../src/store/postgres/unit-cosine.js';
+import { unitDot, unitVector } from '../../src/vector/unit-cosine.js';
 import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
 
 let db: PGlite;

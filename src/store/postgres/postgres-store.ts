@@ -31,7 +31,7 @@ import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
 import { isConnectTimeout, toEngramError } from './pg-errors.js';
 import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
-import { unitDot, unitVector } from './unit-cosine.js';
+import { unitDot, unitVector } from '../../vector/unit-cosine.js';
 import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
 
 /** Largest `limit` accepted by list / denseSearch / lexicalSearch. */

@@ -1,6 +1,7 @@
 import usearch from 'usearch';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import type { DenseCandidate } from '../memory-store.js';
+import { unitVector } from '../../vector/unit-cosine.js';
 
 /** What a dense search may filter on after the partition (tenant, model, dim, user) is chosen. */
 export interface SlotMeta {
@@ -39,15 +40,7 @@ const GATHER_BELOW = 0.2;
  * Returns false (and writes nothing) when a value is not finite.
  */
 export function writeNormalized(target: Float32Array, offset: number, source: Float32Array): boolean {
-  let norm = 0;
-  for (let i = 0; i < source.length; i++) {
-    const v = source[i] as number;
-    norm += v * v;
-  }
-  if (!Number.isFinite(norm)) return false;
-  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  for (let i = 0; i < source.length; i++) target[offset + i] = (source[i] as number) * scale;
-  return true;
+  return unitVector(source, target.subarray(offset, offset + source.length)) !== null;
 }
 
 /** Options of a {@link VectorPartition}. */
