@@ -65,7 +65,7 @@ export interface SqliteStoreOptions {
    * is ranked in full by FTS5 bm25. Above it, terms found in more than `lexicalCommonShare` of
    * all rows are dropped (when rarer terms remain); if the rest still match more rows than this,
    * the bounded path ranks only windows of the newest matches (see `lexicalScanCap`).
-   * @default 20000
+   * @default 4000
    */
   lexicalRankAllBelow?: number | undefined;
   /** Share of all rows above which a term counts as common (see `lexicalRankAllBelow`). @default 0.2 */
@@ -111,6 +111,8 @@ type StorePatch = MemoryPatch & { updatedAt: string; statedAt?: string | null };
 export class SqliteStore implements MemoryStore {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
+  /** Prepared statements by SQL text: preparing costs more than running most of them. */
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly options: Required<Omit<SqliteStoreOptions, 'path'>> & { path: string };
   private closed = false;
   /** Corpus statistics for lexical planning, valid until the next write (ours or another process's). */
@@ -133,7 +135,7 @@ export class SqliteStore implements MemoryStore {
       searchThreads: options.searchThreads ?? 1,
       vectorQuantizeAbove: options.vectorQuantizeAbove ?? 32_768,
       lexicalCommonShare: options.lexicalCommonShare ?? 0.2,
-      lexicalRankAllBelow: options.lexicalRankAllBelow ?? 20_000,
+      lexicalRankAllBelow: options.lexicalRankAllBelow ?? 4_000,
       lexicalScanCap: options.lexicalScanCap ?? 2000,
       changeLogRetention: options.changeLogRetention ?? 200_000,
       clock: options.clock ?? (() => new Date()),
@@ -154,6 +156,17 @@ export class SqliteStore implements MemoryStore {
   private lazyCache: VectorCache | null = null;
 
   /** The underlying connection, for diagnostics and tests. Do not write through it. */
+  /** A cached prepared statement (filters yield a bounded set of SQL shapes). */
+  private prepare<P extends unknown[] | {} = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      if (this.statements.size >= 512) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement as unknown as Database.Statement<P, R>;
+  }
+
   get database(): Database.Database {
     this.assertOpen();
     return this.db;
@@ -227,13 +240,13 @@ export class SqliteStore implements MemoryStore {
       if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
       for (const record of records) assertRecord(record);
       if (records.length === 0) return;
-      const insertRow = this.db.prepare(`INSERT INTO memories (
+      const insertRow = this.prepare(`INSERT INTO memories (
         tenant, id, user_id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources,
         metadata, text, stated_at, created_at, updated_at, status, use_count, last_used_at, embed_model, embed_dim, vector
       ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?)`);
-      const insertTag = this.db.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
-      const insertFts = this.db.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)');
-      const logChange = this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
+      const insertTag = this.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
+      const insertFts = this.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)');
+      const logChange = this.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
       const tx = this.db.transaction(() => {
         for (const r of records) {
           const info = insertRow.run(
@@ -278,8 +291,7 @@ export class SqliteStore implements MemoryStore {
     if (this.writesSincePrune < 10_000) return;
     this.writesSincePrune = 0;
     try {
-      this.db
-        .prepare('DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?')
+      this.prepare('DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?')
         .run(this.options.changeLogRetention);
     } catch {
       // Pruning is housekeeping; a busy database simply prunes next time.
@@ -291,8 +303,7 @@ export class SqliteStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
-      const rows = this.db
-        .prepare<[string, string], MemoryRow>(
+      const rows = this.prepare<[string, string], MemoryRow>(
           `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
         )
         .all(tenant, JSON.stringify(ids));
@@ -314,8 +325,7 @@ export class SqliteStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
-      return this.db
-        .prepare<[string, string], MemoryText>(
+      return this.prepare<[string, string], MemoryText>(
           `SELECT m.id AS id, m.text AS text, m.updated_at AS updatedAt FROM memories m
            WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
         )
@@ -329,8 +339,7 @@ export class SqliteStore implements MemoryStore {
       assertIds(ids);
       const out = new Map<string, Float32Array>();
       if (ids.length === 0) return out;
-      const rows = this.db
-        .prepare<[string, string], { id: string; embed_dim: number | null; vector: Buffer }>(
+      const rows = this.prepare<[string, string], { id: string; embed_dim: number | null; vector: Buffer }>(
           'SELECT id, embed_dim, vector FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND vector IS NOT NULL',
         )
         .all(tenant, JSON.stringify(ids));
@@ -403,27 +412,24 @@ export class SqliteStore implements MemoryStore {
         params.push(vector.embedding.model, vector.embedding.dim, encodeVector(vector.vector));
       }
       const tx = this.db.transaction((): MemoryRow | null => {
-        const found = this.db
-          .prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?')
+        const found = this.prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?')
           .get(tenant, id);
         if (found === undefined) return null;
-        this.db.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE pk = ?`).run(...params, found.pk);
+        this.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE pk = ?`).run(...params, found.pk);
         if (patch.tags !== undefined) {
-          this.db.prepare('DELETE FROM memory_tags WHERE pk = ?').run(found.pk);
-          const insertTag = this.db.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
+          this.prepare('DELETE FROM memory_tags WHERE pk = ?').run(found.pk);
+          const insertTag = this.prepare('INSERT OR IGNORE INTO memory_tags (pk, tag) VALUES (?, ?)');
           for (const tag of patch.tags) insertTag.run(found.pk, tag);
         }
         if (patch.text !== undefined) {
           const doc = ftsDocument(patch.text);
-          this.db.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(found.pk);
-          this.db
-            .prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)')
+          this.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(found.pk);
+          this.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)')
             .run(found.pk, doc.body, doc.uni);
         }
-        this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
+        this.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
         return (
-          this.db
-            .prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`)
+          this.prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`)
             .get(found.pk) ?? null
         );
       });
@@ -440,13 +446,12 @@ export class SqliteStore implements MemoryStore {
       assertIds(ids);
       if (ids.length === 0) return 0;
       const tx = this.db.transaction(() => {
-        const removed = this.db
-          .prepare<[string, string], { pk: number; id: string }>(
+        const removed = this.prepare<[string, string], { pk: number; id: string }>(
             'DELETE FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING pk, id',
           )
           .all(tenant, JSON.stringify(ids));
-        const deleteFts = this.db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
-        const logChange = this.db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
+        const deleteFts = this.prepare('DELETE FROM memories_fts WHERE rowid = ?');
+        const logChange = this.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
         for (const row of removed) {
           deleteFts.run(row.pk);
           logChange.run(tenant, row.id);
@@ -479,8 +484,7 @@ export class SqliteStore implements MemoryStore {
         params.push(cursor.value ?? '', cursor.id);
       }
       const dir = direction === 'asc' ? 'ASC' : 'DESC';
-      const rows = this.db
-        .prepare<unknown[], MemoryRow>(
+      const rows = this.prepare<unknown[], MemoryRow>(
           `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where.sql}${keyset} ORDER BY ${column} ${dir}, m.id ${dir} LIMIT ?`,
         )
         .all(...params, limit + 1);
@@ -499,8 +503,7 @@ export class SqliteStore implements MemoryStore {
       assertFilter(filter);
       const where = filterSql(filter);
       return (
-        this.db
-          .prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`)
+        this.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`)
           .get(...where.params)?.n ?? 0
       );
     });
@@ -510,13 +513,11 @@ export class SqliteStore implements MemoryStore {
     return this.run('stats', () => {
       assertFilter(filter);
       const where = filterSql(filter);
-      const groups = this.db
-        .prepare<unknown[], { type: MemoryType; status: MemoryStatus; n: number }>(
+      const groups = this.prepare<unknown[], { type: MemoryType; status: MemoryStatus; n: number }>(
           `SELECT m.type AS type, m.status AS status, count(*) AS n FROM memories m WHERE ${where.sql} GROUP BY m.type, m.status`,
         )
         .all(...where.params);
-      const models = this.db
-        .prepare<unknown[], { model: string; dim: number; n: number }>(
+      const models = this.prepare<unknown[], { model: string; dim: number; n: number }>(
           `SELECT m.embed_model AS model, m.embed_dim AS dim, count(*) AS n FROM memories m
            WHERE ${where.sql} AND m.embed_model IS NOT NULL GROUP BY m.embed_model, m.embed_dim ORDER BY m.embed_model, m.embed_dim`,
         )
@@ -565,8 +566,7 @@ export class SqliteStore implements MemoryStore {
   /** The reference design: read every matching blob per query and score it in JS. */
   private denseScan(filter: MemoryFilter, model: string, unit: Float32Array, limit: number): DenseCandidate[] {
     const where = filterSql(filter);
-    const rows = this.db
-      .prepare<unknown[], { id: string; vector: Buffer }>(
+    const rows = this.prepare<unknown[], { id: string; vector: Buffer }>(
         `SELECT m.id AS id, m.vector AS vector FROM memories m WHERE ${where.sql} AND m.embed_model = ? AND m.embed_dim = ? AND m.vector IS NOT NULL`,
       )
       .iterate(...where.params, model, unit.length);
@@ -592,12 +592,12 @@ export class SqliteStore implements MemoryStore {
     const corpus = this.corpus;
     return {
       total: () =>
-        (corpus.total ??= this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0),
+        (corpus.total ??= this.prepare<[], { n: number }>('SELECT count(*) AS n FROM memories').get()?.n ?? 0),
       df: (token) => {
         let value = corpus.df.get(token);
         if (value === undefined) {
           value =
-            this.db.prepare<[string], { doc: number }>('SELECT doc FROM memories_fts_vocab WHERE term = ?').get(token)
+            this.prepare<[string], { doc: number }>('SELECT doc FROM memories_fts_vocab WHERE term = ?').get(token)
               ?.doc ?? 0;
           if (corpus.df.size > 10_000) corpus.df.clear();
           corpus.df.set(token, value);
@@ -622,14 +622,13 @@ export class SqliteStore implements MemoryStore {
     total: number,
   ): LexicalCandidate[] {
     const cap = Math.max(limit, this.options.lexicalScanCap);
-    const termRows = this.db
-      .prepare<[string, number, number], number>(
+    const termRows = this.prepare<[string, number, number], number>(
         'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?',
       )
       .pluck();
     const where = filterSql(filter);
     // CROSS JOIN pins the join order: look rows up by pk instead of scanning the scope's index.
-    const inScope = this.db.prepare<unknown[], { pk: number; id: string }>(
+    const inScope = this.prepare<unknown[], { pk: number; id: string }>(
       `SELECT m.pk AS pk, m.id AS id FROM json_each(?) j CROSS JOIN memories m ON m.pk = j.value WHERE ${where.sql}`,
     );
     const idf = terms.map((t) => Math.log(1 + (total - t.df + 0.5) / (t.df + 0.5)));
@@ -681,8 +680,7 @@ export class SqliteStore implements MemoryStore {
       const match = kept.map((t) => `(${t.expression})`).join(' OR ');
       const where = filterSql(query.filter);
       if (matches <= this.options.lexicalRankAllBelow) {
-        const rows = this.db
-          .prepare<unknown[], { id: string; rank: number }>(
+        const rows = this.prepare<unknown[], { id: string; rank: number }>(
             `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
              WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
           )
@@ -700,8 +698,7 @@ export class SqliteStore implements MemoryStore {
       if (typeof at !== 'string' || Number.isNaN(Date.parse(at)))
         throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
       if (ids.length === 0) return;
-      this.db
-        .prepare(
+      this.prepare(
           'UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))',
         )
         .run(at, tenant, JSON.stringify([...new Set(ids)]));
@@ -726,7 +723,7 @@ export class SqliteStore implements MemoryStore {
         }
       }
       if (usage.length === 0) return;
-      const set = this.db.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
+      const set = this.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
       this.db
         .transaction(() => {
           for (const entry of usage) set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
