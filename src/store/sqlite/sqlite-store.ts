@@ -157,7 +157,7 @@ export class SqliteStore implements MemoryStore {
 
   /** The underlying connection, for diagnostics and tests. Do not write through it. */
   /** A cached prepared statement (filters yield a bounded set of SQL shapes). */
-  private prepare<P extends unknown[] | {} = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
+  private prepare<P extends unknown[] | object = unknown[], R = unknown>(sql: string): Database.Statement<P, R> {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       if (this.statements.size >= 512) this.statements.clear();
