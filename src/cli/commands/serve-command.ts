@@ -68,7 +68,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         },
       });
       console.log(`Engram listening on ${server.url} (data in ${dataDir})`);
-      console.log(`Memory inspector: ${server.url}/inspector/ (build it once with npm run build:web)`);
+      console.log(`Memory inspector: ${server.url}/inspector/ (npm start builds it; otherwise npm run build:web)`);
       if (demoKey) console.log(`\nAPI key for tenant ${options.tenant} (shown once):\n  export ENGRAM_API_KEY=${demoKey}`);
       else console.log(`\nCreate a key with: npx engram keys create --tenant ${options.tenant} --data-dir ${flags.dataDir}`);
       console.log(`\nTry it:\n${curlExample(server.url)}\n\nCtrl-C or SIGTERM stops the server after in-flight requests finish.`);
