@@ -2,6 +2,7 @@ import { Engram } from '../engram.js';
 import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
+import { searchConfigFromEnv } from '../search/search-config-from-env.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -31,7 +32,8 @@ export async function openEngram(options: GlobalOptions): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ store, embedder });
+    // LLM, web search and rerank services come from the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL, …).
+    return await Engram.open({ store, embedder, search: searchConfigFromEnv() });
   } catch (error) {
     await store.close();
     throw error;

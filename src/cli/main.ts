@@ -6,6 +6,7 @@ import { registerDemo } from './commands/demo-command.js';
 import { registerImport } from './commands/import-command.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerReembed } from './commands/reembed-command.js';
+import { registerSearch } from './commands/search-command.js';
 import { registerKeys } from './commands/keys-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerAdd(program, globals);
   registerImport(program, globals);
   registerRecall(program, globals);
+  registerSearch(program, globals);
   registerStats(program, globals);
   registerReembed(program, globals);
   registerServe(program, globals);

@@ -83,7 +83,7 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     expect(imported.stderr).toBe('');
     expect(imported.stdout).toMatch(/imported 3 memories \(jsonl\)/);
 
-    const table = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts allergy', '--threshold', '0']);
+    const table = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'recall', 'peanuts allergy', '--threshold', '0']);
     expect(table.stderr).toBe('');
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^#\s+score\s+type\s+stated\s+text/);
@@ -95,13 +95,28 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     expect(result.hits[0]?.explanation.channels).toContain('lexical');
     expect(result.hits[0]?.explanation.bm25).toBe(1);
 
-    const explain = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts', '--explain']);
+    const explain = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'recall', 'peanuts', '--explain']);
     expect(explain.stdout).toMatch(/cosine\s+bm25\s+w_lex\s+channels/);
     expect(explain.stdout).toMatch(/timings: embed .* ms/);
   });
 
+  it('searches every path with the searcher: modes, types, reranker, explain', async () => {
+    const json = await engram(['--embedder', 'http:model-a', '--user', 'u1', '--json', 'search', 'peanuts', '--types', 'user,preference', '--reranker', 'noop']);
+    expect(json.stderr).toBe('');
+    const result = JSON.parse(json.stdout) as { hits: { memory: { text: string; type: string }; relevance: number }[]; plan: { mode: string; reranker: string } };
+    expect(result.plan).toMatchObject({ mode: 'fast', reranker: 'noop' });
+    expect(result.hits[0]?.memory.text).toBe('User is allergic to peanuts');
+    expect(result.hits.every((h) => ['UserMemory', 'PreferenceMemory'].includes(h.memory.type))).toBe(true);
+    const explained = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts', '--mode', 'fine', '--explain']);
+    // No LLM is configured: fine mode falls back to fast and says so.
+    expect(explained.stdout).toMatch(/plan: mode (fast|fine)/);
+    expect(explained.stdout).toMatch(/degraded: .*/);
+    const bad = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'peanuts', '--reranker', 'nope']);
+    expect(bad.code).toBe(2);
+  });
+
   it('keeps users apart: another user sees nothing', async () => {
-    const other = await engram(['--embedder', 'http:model-a', '--user', 'u2', 'search', 'peanuts']);
+    const other = await engram(['--embedder', 'http:model-a', '--user', 'u2', 'recall', 'peanuts']);
     expect(other.code).toBe(0);
     expect(other.stdout).toContain('No memories found in this scope.');
   });
@@ -113,7 +128,7 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     const stats = await engram(['--embedder', 'http:model-a', '--user', 'u3', '--json', 'stats']);
     expect((JSON.parse(stats.stdout) as { total: number }).total).toBe(0);
 
-    const limit = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'search', 'x', '--limit', '0']);
+    const limit = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'recall', 'x', '--limit', '0']);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toMatch(/^error INVALID_LIMIT/);
     const empty = await engram(['--embedder', 'http:model-a', '--user', 'u1', 'add', '  ']);
@@ -123,13 +138,13 @@ describe('engram CLI', { timeout: 180_000 }, () => {
   it('imports LoCoMo turns with their session date and re-embeds a scope with a new model', async () => {
     const imported = await engram(['--embedder', 'http:model-a', 'import', join(dir, 'locomo.json')]);
     expect(imported.stdout).toMatch(/imported 2 memories \(locomo\)/);
-    const found = await engram(['--embedder', 'http:model-a', '--user', 'conv-x', '--json', 'search', 'puppy Biscuit', '--threshold', '0']);
+    const found = await engram(['--embedder', 'http:model-a', '--user', 'conv-x', '--json', 'recall', 'puppy Biscuit', '--threshold', '0']);
     const hits = (JSON.parse(found.stdout) as { hits: { memory: { text: string; statedAt: string } }[] }).hits;
     expect(hits[0]?.memory.text).toBe('Ana: I adopted a puppy named Biscuit!');
     expect(hits[0]?.memory.statedAt).toBe('2023-05-08T13:56:00.000Z');
     expect(hits.map((h) => h.memory.text)).toContain('Ben: Congrats, what breed is he? (shares a photo: a small dog)');
 
-    const mismatch = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'search', 'puppy']);
+    const mismatch = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'recall', 'puppy']);
     expect(mismatch.code).toBe(2);
     expect(mismatch.stderr).toMatch(/^error MODEL_MISMATCH: .*http:model-a/);
 
@@ -139,7 +154,7 @@ describe('engram CLI', { timeout: 180_000 }, () => {
     expect((JSON.parse(stats.stdout) as { models: { model: string; dim: number }[] }).models).toEqual([
       { model: 'http:model-b', dim: 48, count: 2 },
     ]);
-    const after = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'search', 'puppy Biscuit']);
+    const after = await engram(['--embedder', 'http:model-b', '--user', 'conv-x', 'recall', 'puppy Biscuit']);
     expect(after.stdout).toContain('Ana: I adopted a puppy named Biscuit!');
   });
 

@@ -12,12 +12,12 @@ interface RecallFlags {
   explain?: boolean;
 }
 
-/** `engram search|recall <query>`: the hybrid recall, as a table or JSON. */
+/** `engram recall <query>`: the core hybrid recall, as a table or JSON. */
 export function registerRecall(program: Command, globals: () => GlobalOptions): void {
-  for (const name of ['search', 'recall']) {
+  for (const name of ['recall']) {
     program
       .command(name)
-      .description(name === 'search' ? 'search memories (same as recall)' : 'recall the memories relevant to a query')
+      .description('recall the memories relevant to a query (the core hybrid recall)')
       .argument('<query>', 'the question or message')
       .option('-k, --limit <n>', 'number of memories', parseNumber)
       .option('--threshold <x>', 'minimum fused score (0 shows every ranked hit)', parseNumber)

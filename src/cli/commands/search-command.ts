@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import type { SearchResult } from '../../search/search-result.js';
+import { parseSearchTypes } from '../../search/parse-search-types.js';
+import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
+import { parseNumber } from '../parse-option.js';
+import { renderTable } from '../render-table.js';
+
+interface SearchFlags {
+  mode?: 'fast' | 'fine' | 'deep';
+  types?: string;
+  internet?: boolean;
+  reranker?: string;
+  limit?: number;
+  threshold?: number;
+  explain?: boolean;
+}
+
+function formatSearch(result: SearchResult, explain: boolean): string {
+  if (result.hits.length === 0) return 'No memories found.';
+  const table = renderTable(
+    result.hits.map((h, i) => ({ ...h, rank: i + 1 })),
+    [
+      { header: '#', value: (h) => String(h.rank), align: 'right' },
+      { header: 'relevance', value: (h) => h.relevance.toFixed(3), align: 'right' },
+      ...(explain
+        ? [
+            { header: 'paths', value: (h: SearchResult['hits'][number]) => h.explanation.paths.join('+') },
+            {
+              header: 'channels',
+              value: (h: SearchResult['hits'][number]) =>
+                Object.entries(h.explanation.channels)
+                  .map(([k, v]) => `${k}=${v.toFixed(2)}`)
+                  .join(' '),
+              max: 40,
+            },
+          ]
+        : []),
+      { header: 'type', value: (h) => h.memory.type.replace(/Memory$/, '') },
+      { header: 'text', value: (h) => h.memory.text, max: explain ? 50 : 80 },
+    ],
+  );
+  if (!explain) return table;
+  const t = result.timings;
+  const degraded = Object.entries(result.degraded).map(([k, v]) => `${k}: ${v}`);
+  return [
+    table,
+    '',
+    `plan: mode ${result.plan.mode}, paths ${result.plan.paths.join(', ')}, reranker ${result.plan.reranker}, queries ${JSON.stringify(result.plan.queryTexts)}`,
+    `timings: plan ${t.planMs.toFixed(1)} ms, embed ${t.embedMs.toFixed(1)} ms, paths ${t.pathsMs.toFixed(1)} ms, post ${t.postMs.toFixed(1)} ms, total ${t.totalMs.toFixed(1)} ms`,
+    ...(degraded.length > 0 ? [`degraded: ${degraded.join('; ')}`] : []),
+  ].join('\n');
+}
+
+/** `engram search <query>`: the multi-path searcher (seed 003) over every memory type. */
+export function registerSearch(program: Command, globals: () => GlobalOptions): void {
+  program
+    .command('search')
+    .description('search memories over every path and type (fast without an LLM; fine/deep use ENGRAM_LLM)')
+    .argument('<query>', 'the question or message')
+    .option('--mode <mode>', 'fast (default), fine or deep')
+    .option('--types <list>', 'memory types or aliases, comma separated (e.g. long-term,preference)')
+    .option('--internet', 'add web results (ENGRAM_SEARXNG_URL, TAVILY_API_KEY or BRAVE_API_KEY)')
+    .option('--reranker <name>', 'noop (default), cosine-local, or http (ENGRAM_RERANK_URL)')
+    .option('-k, --limit <n>', 'hits per text type bucket', parseNumber)
+    .option('--threshold <x>', 'minimum relevance', parseNumber)
+    .option('--explain', 'show paths, channel scores, the plan and timings')
+    .action(async (query: string, flags: SearchFlags) => {
+      const options = globals();
+      await withEngram(options, async (engram) => {
+        const result = await engram.search(query, {
+          scope: scopeOf(options),
+          mode: flags.mode,
+          types: flags.types === undefined ? undefined : parseSearchTypes(flags.types),
+          internet: flags.internet,
+          reranker: flags.reranker,
+          topK: flags.limit,
+          threshold: flags.threshold,
+        });
+        console.log(options.json ? JSON.stringify(result, null, 2) : formatSearch(result, flags.explain === true));
+      });
+    });
+}
