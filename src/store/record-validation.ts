@@ -2,7 +2,7 @@ import { EngramError } from '../model/errors.js';
 import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
 import { SCOPE_FIELDS, type Scope } from '../model/scope.js';
 import type { EmbeddingInfo, MemorySource } from '../model/memory.js';
-import type { MemoryFilter, MemoryRecord } from './memory-store.js';
+import type { MemoryFilter, MemoryRecord, UsageEntry } from './memory-store.js';
 import { assertStorableJson, assertStorableText } from './text-check.js';
 
 const TYPES = new Set<string>(MEMORY_TYPES);
@@ -169,5 +169,20 @@ export function assertLimit(limit: number, max: number): void {
     throw new EngramError('INVALID_LIMIT', `limit must be an integer between 1 and ${max}`, {
       details: { limit, max },
     });
+  }
+}
+
+/** Checks usage entries for `setUsage`: ids, non-negative integer counts, ISO timestamps or null. */
+export function assertUsageEntries(usage: UsageEntry[]): void {
+  if (!Array.isArray(usage)) throw new EngramError('INVALID_INPUT', 'usage must be an array');
+  for (const entry of usage) {
+    if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
+      throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
+    }
+    if (entry.lastUsedAt !== null && (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))) {
+      throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', {
+        details: { id: entry.id },
+      });
+    }
   }
 }

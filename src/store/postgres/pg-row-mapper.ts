@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../model/json.js';
 import type { Memory, MemorySource } from '../../model/memory.js';
 import type { MemoryLevel, MemoryStatus, MemoryType } from '../../model/memory-type.js';
-import type { Scope } from '../../model/scope.js';
+import { scopeFromColumns } from '../scope-from-columns.js';
 
 /** A row of `engram_memories` as node-postgres returns it (without `vector`, `fts`, `embedding`). */
 export interface PgMemoryRow {
@@ -36,11 +36,7 @@ export const MEMORY_COLUMNS =
 
 /** Builds the public {@link Memory} from a row; absent scope fields stay absent. */
 export function rowToMemory(row: PgMemoryRow): Memory {
-  const scope: Scope = { tenant: row.tenant };
-  if (row.user_id !== null) scope.user = row.user_id;
-  if (row.agent_id !== null) scope.agent = row.agent_id;
-  if (row.session_id !== null) scope.session = row.session_id;
-  if (row.collection !== null) scope.collection = row.collection;
+  const scope = scopeFromColumns(row);
   return {
     id: row.id,
     text: row.text,

@@ -24,6 +24,7 @@ import {
   assertMemoryFields,
   assertRecord,
   assertTenant,
+  assertUsageEntries,
   assertVector,
 } from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
@@ -623,20 +624,7 @@ export class PostgresStore implements MemoryStore {
   /** Sets use counts and last-used times exactly (used by imports). Unknown ids are ignored. */
   async setUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
     assertTenant(tenant);
-    if (!Array.isArray(usage)) throw new EngramError('INVALID_INPUT', 'usage must be an array');
-    for (const entry of usage) {
-      if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
-        throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
-      }
-      if (
-        entry.lastUsedAt !== null &&
-        (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))
-      ) {
-        throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', {
-          details: { id: entry.id },
-        });
-      }
-    }
+    assertUsageEntries(usage);
     if (usage.length === 0) return;
     await this.run(
       'setUsage',

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../model/json.js';
 import type { Memory, MemorySource } from '../../model/memory.js';
 import type { MemoryLevel, MemoryStatus, MemoryType } from '../../model/memory-type.js';
-import type { Scope } from '../../model/scope.js';
+import { scopeFromColumns } from '../scope-from-columns.js';
 
 /** A `memories` row without the vector blob. */
 export interface MemoryRow {
@@ -71,11 +71,7 @@ function parseJson<T>(raw: string, fallback: T): T {
 
 /** Turns a row into the public {@link Memory} shape. Absent scope fields are left out. */
 export function rowToMemory(row: MemoryRow): Memory {
-  const scope: Scope = { tenant: row.tenant };
-  if (row.user_id !== null) scope.user = row.user_id;
-  if (row.agent_id !== null) scope.agent = row.agent_id;
-  if (row.session_id !== null) scope.session = row.session_id;
-  if (row.collection !== null) scope.collection = row.collection;
+  const scope = scopeFromColumns(row);
   return {
     id: row.id,
     text: row.text,
