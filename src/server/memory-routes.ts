@@ -29,6 +29,19 @@ function listParam(value: string | string[] | undefined, split: boolean): string
   return split ? values.flatMap((v) => v.split(',')).filter((v) => v !== '') : values;
 }
 
+type FilterQuery = Partial<Record<'types' | 'statuses' | 'tags' | 'ids', string | string[]>> & { key?: string | undefined };
+
+/** The list/stats filter fields of a query string (types and statuses may be comma separated). */
+function filterOfQuery(query: FilterQuery) {
+  return {
+    types: listParam(query.types, true) as MemoryType[] | undefined,
+    statuses: listParam(query.statuses, true) as MemoryStatus[] | undefined,
+    tags: listParam(query.tags, false),
+    key: query.key,
+    ids: listParam(query.ids, false),
+  };
+}
+
 function scopeOfQuery(query: RequestedScope): RequestedScope {
   return { tenant: query.tenant, user: query.user, agent: query.agent, session: query.session, collection: query.collection };
 }
@@ -158,11 +171,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
       const scope = resolveScope(principal, scopeOfQuery(query), 'read');
       return api.list({
         scope,
-        types: listParam(query.types, true) as MemoryType[] | undefined,
-        statuses: listParam(query.statuses, true) as MemoryStatus[] | undefined,
-        tags: listParam(query.tags, false),
-        key: query.key,
-        ids: listParam(query.ids, false),
+        ...filterOfQuery(query),
         limit: query.limit === undefined ? undefined : Number(query.limit),
         cursor: query.cursor,
         order: query.order,
@@ -181,14 +190,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     response: StatsSchema,
     async handle({ query, principal }) {
       const scope = resolveScope(principal, scopeOfQuery(query), 'read');
-      return api.stats({
-        scope,
-        types: listParam(query.types, true) as MemoryType[] | undefined,
-        statuses: listParam(query.statuses, true) as MemoryStatus[] | undefined,
-        tags: listParam(query.tags, false),
-        key: query.key,
-        ids: listParam(query.ids, false),
-      });
+      return api.stats({ scope, ...filterOfQuery(query) });
     },
   });
 }
