@@ -13,6 +13,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['bin/**/*.js', 'eslint.config.js'],
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['bench/**', 'src/cli/**', 'test/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
