@@ -97,6 +97,23 @@ describe('Engram facade', () => {
     await engram.close();
   });
 
+  it('treats full-text syntax in a query as words and rejects bad query vectors', async () => {
+    const engram = await open(createTableEmbedder({ dim: 16 }));
+    const scope = { tenant: 't' };
+    await engram.addMany([{ text: 'The foo bar report is due' }, { text: 'Unrelated note about tea' }], { scope });
+    for (const query of ['"foo', 'foo* NEAR(bar)', 'foo AND -bar: ^baz', '(foo OR) NOT "', 'col:foo', '*']) {
+      const result = await engram.recall(query, { scope, threshold: -1 });
+      expect(result.hits.length).toBeGreaterThan(0);
+    }
+    const hit = (await engram.recall('foo* NEAR(bar)', { scope, threshold: -1 })).hits[0];
+    expect(hit?.memory.text).toBe('The foo bar report is due');
+    expect(hit?.explanation.channels).toContain('lexical');
+    const nan = new Float32Array(16).fill(Number.NaN);
+    await expectCode(engram.recall('', { scope, vector: nan }), 'INVALID_VECTOR');
+    await expectCode(engram.recall('', { scope, vector: new Float32Array(8).fill(1) }), 'DIMENSION_MISMATCH');
+    await engram.close();
+  });
+
   it('an id already stored fails the whole batch', async () => {
     const engram = await open(createTableEmbedder({}));
     const scope = { tenant: 't1' };
