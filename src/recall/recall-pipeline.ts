@@ -1,7 +1,6 @@
 import type { RecallResult } from '../api.js';
 import type { Channel, Hit } from '../model/hit.js';
 import type { MemoryFilter, MemoryStore } from '../store/memory-store.js';
-import { cosine } from '../vector/cosine.js';
 import { topK } from '../vector/top-k.js';
 import { candidatePoolSize } from './candidate-pool.js';
 import type { LexicalWeights } from './lexical-weights.js';
@@ -98,11 +97,16 @@ export async function runRecall(
     }
   });
   if (lexicalOnly.length > 0) {
-    const vectors = await store.getVectors(filter.scope.tenant, lexicalOnly);
-    for (const id of lexicalOnly) {
-      const vector = vectors.get(id);
-      const entry = byId.get(id);
-      if (vector && entry) entry.cosine = cosine(request.queryVector, vector);
+    // The store scores them with the same arithmetic as the dense channel (and from its vector cache).
+    const scored = await store.denseSearch({
+      filter: { ...filter, ids: lexicalOnly },
+      vector: request.queryVector,
+      model: request.model,
+      limit: lexicalOnly.length,
+    });
+    for (const row of scored) {
+      const entry = byId.get(row.id);
+      if (entry) entry.cosine = row.cosine;
     }
   }
   // Ranking reads only text; whole memories are fetched for the ranked few.
