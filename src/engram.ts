@@ -399,9 +399,10 @@ export class Engram implements MemoryApi {
       const vectors = await embedder.embed(page.items.map((m) => m.text));
       const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
       const embedding = { model: embedder.model, dim };
+      // Check the whole page before writing any of it.
+      page.items.forEach((_, i) => validateVector(vectors[i] ?? new Float32Array(0), dim, `embedding[${i}]`));
       for (const [i, memory] of page.items.entries()) {
         const vector = vectors[i] as Float32Array;
-        validateVector(vector, dim, `embedding[${i}]`);
         await this.withRetry(() =>
           this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }),
         );
