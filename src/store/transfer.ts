@@ -1,9 +1,6 @@
 import { EngramError } from '../model/errors.js';
-import type { JsonObject } from '../model/json.js';
-import type { EmbeddingInfo, MemorySource, MemoryUsage } from '../model/memory.js';
-import type { MemoryLevel, MemoryStatus, MemoryType } from '../model/memory-type.js';
+import type { Memory } from '../model/memory.js';
 import { MEMORY_STATUSES } from '../model/memory-type.js';
-import type { Scope } from '../model/scope.js';
 import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
 
 /** Format tag of one exported memory (one JSON object per JSONL line). */
@@ -13,25 +10,8 @@ export const TRANSFER_FORMAT = 'engram.memory/v1';
  * One memory as exported: every stored field, usage, and the vector as base64 of its
  * little-endian float32 bytes next to the embedding info it belongs to. Plain JSON.
  */
-export interface TransferRecord {
+export interface TransferRecord extends Memory {
   format: typeof TRANSFER_FORMAT;
-  id: string;
-  text: string;
-  type: MemoryType;
-  key: string | null;
-  tags: string[];
-  level: MemoryLevel | null;
-  summary: string | null;
-  background: string | null;
-  sources: MemorySource[];
-  scope: Scope;
-  metadata: JsonObject;
-  statedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  status: MemoryStatus;
-  usage: MemoryUsage;
-  embedding: EmbeddingInfo | null;
   /** base64 of little-endian float32 values, or null when the memory has no vector. */
   vector: string | null;
 }
