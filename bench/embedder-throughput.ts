@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createLocalEmbedder } from '../src/embed/local/local-embedder.js';
+import { cosine } from '../src/vector/cosine.js';
 
 interface ReferenceModel {
   embed(input: string[]): Promise<number[][]>;
@@ -76,20 +77,6 @@ async function measure(
     perSecond: texts.length / seconds,
     perCpuSecond: texts.length / cpuSeconds,
   };
-}
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return dot / Math.sqrt(na * nb);
 }
 
 const texts = locomoTurns(values.data, n);

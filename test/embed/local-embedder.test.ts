@@ -8,6 +8,7 @@ import { loadUseLiteVocab } from '../../src/embed/local/use-lite-weights.js';
 import { planBatches } from '../../src/embed/local/use-lite-onnx-model.js';
 import { isEngramError } from '../../src/model/errors.js';
 import type { Embedder } from '../../src/embed/embedder.js';
+import { cosine } from '../../src/vector/cosine.js';
 
 const require = createRequire(import.meta.url);
 
@@ -64,20 +65,6 @@ const EDGE_CASES = [
   'word '.repeat(200),
   'x'.repeat(300),
 ];
-
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 describe('USE-lite tokenizer', () => {
   it('gives the same token ids as the reference tokenizer on real turns (all 2,760 LoCoMo dev turns when present) and edge cases', async () => {
