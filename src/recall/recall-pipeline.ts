@@ -49,8 +49,8 @@ function compareCandidates(a: Candidate, b: Candidate): number {
 /**
  * The recall read path of seed 000: dense candidate pool, BM25 over the pool fused with the
  * cosine, partial top-N, threshold. With a profile that enables it, a corpus-level full-text
- * channel adds lexical matches from outside the dense pool before ranking. Read-only except for
- * nothing: usage is recorded by the caller.
+ * channel adds lexical matches from outside the dense pool before ranking. Read-only: usage is
+ * recorded by the caller.
  */
 export async function runRecall(
   deps: RecallDeps,
