@@ -53,6 +53,8 @@ export interface MemoryText {
 export interface DenseCandidate {
   id: string;
   cosine: number;
+  /** The memory's last update, when the backend has it at hand (lets callers reuse per-memory caches). */
+  updatedAt?: string | undefined;
 }
 
 /** A corpus-level lexical candidate: the memory id and the backend's own relevance (higher is better). */
@@ -74,6 +76,11 @@ export interface LexicalQuery {
   /** Plain terms (already tokenised by Engram). The store escapes them for its own syntax. */
   terms: string[];
   limit: number;
+  /**
+   * Only rows holding a vector of this embedding model and dimension (the rows a recall can
+   * score). Lets a store with an in-memory vector cache answer from it. @default every row
+   */
+  space?: EmbeddingInfo | undefined;
 }
 
 export interface ScopeStats {

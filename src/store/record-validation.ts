@@ -186,3 +186,18 @@ export function assertUsageEntries(usage: UsageEntry[]): void {
     }
   }
 }
+
+/** A lexical query's optional embedding space: a model name and a positive dimension. */
+export function assertSpace(space: EmbeddingInfo | undefined): void {
+  if (space === undefined) return;
+  if (
+    space === null ||
+    typeof space !== 'object' ||
+    typeof space.model !== 'string' ||
+    space.model === '' ||
+    !Number.isInteger(space.dim) ||
+    space.dim <= 0
+  ) {
+    throw new EngramError('INVALID_INPUT', 'query.space must be { model: non-empty string, dim: positive integer }');
+  }
+}

@@ -272,7 +272,12 @@ describe('SQLite store', () => {
       });
       expect(all.map((h) => h.id)).not.toContain('base-1');
       expect(all).toHaveLength(49); // 50 + 1 inserted - 1 archived - 1 deleted
-      expect(all[all.length - 1]).toEqual({ id: 'base-2', cosine: expect.closeTo(-1, 5) as number });
+      const [updated] = await store.get('t', ['base-2']);
+      expect(all[all.length - 1]).toEqual({
+        id: 'base-2',
+        cosine: expect.closeTo(-1, 5) as number,
+        updatedAt: updated?.updatedAt,
+      });
     }
   });
 
@@ -397,6 +402,20 @@ describe('SQLite store', () => {
           .map(([id]) => id)
           .sort();
         expect(lexical, `lexical ${word} at step ${step}`).toEqual(wantLex);
+        // The same channel answered from the vector cache's inverted index: rows with a vector only.
+        const cached = (
+          await store.lexicalSearch({
+            filter: { scope: { tenant: 't' } },
+            terms: [word],
+            limit: 1000,
+            space: { model: 'test-model', dim: 6 },
+          })
+        )
+          .map((h) => h.id)
+          .sort();
+        expect(cached, `cached lexical ${word} at step ${step}`).toEqual(
+          wantLex.filter((id) => model.get(id)?.vector !== null),
+        );
         const tag = pick(['x', 'y', 'z']);
         const tagged = (
           await store.list(

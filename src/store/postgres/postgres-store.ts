@@ -23,6 +23,7 @@ import {
   assertLimit,
   assertMemoryFields,
   assertRecord,
+  assertSpace,
   assertTenant,
   assertUsageEntries,
   assertVector,
@@ -584,9 +585,16 @@ export class PostgresStore implements MemoryStore {
     assertFilter(query.filter);
     assertLimit(query.limit, MAX_LIMIT);
     if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'terms must be an array of strings');
+    assertSpace(query.space);
     const tsquery = buildTsQuery(query.terms);
     if (tsquery === null) return [];
-    const { where, params } = whereFilter(query.filter);
+    const filtered = whereFilter(query.filter);
+    const { params } = filtered;
+    let where = filtered.where;
+    if (query.space !== undefined) {
+      params.push(query.space.model, query.space.dim);
+      where += ` AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND vector IS NOT NULL`;
+    }
     params.push(tsquery, query.limit);
     const q = `to_tsquery('simple', $${params.length - 1})`;
     const rows = await this.run(

@@ -1,3 +1,4 @@
+import type { EmbeddingInfo } from '../../model/memory.js';
 import type { MemoryFilter } from '../memory-store.js';
 import type { SlotFilter } from './vector-partition.js';
 
@@ -51,6 +52,15 @@ export function filterSql(filter: MemoryFilter): SqlFragment {
     params.push(tag);
   }
   return { sql: parts.join(' AND '), params };
+}
+
+/** Narrows a fragment to rows holding a vector of this embedding space (no-op without one). */
+export function withSpace(fragment: SqlFragment, space: EmbeddingInfo | undefined): SqlFragment {
+  if (space === undefined) return fragment;
+  return {
+    sql: `${fragment.sql} AND m.embed_model = ? AND m.embed_dim = ? AND m.vector IS NOT NULL`,
+    params: [...fragment.params, space.model, space.dim],
+  };
 }
 
 /**

@@ -45,15 +45,25 @@ export interface FtsTerm {
   term: string;
   /** FTS5 expression for this term alone, e.g. `body : "caf\u00e9"`. */
   expression: string;
+  /** The FTS5 column the expression targets. */
+  column: 'body' | 'uni';
   /** The lowercased, diacritic-free tokens the term produces (for document-frequency checks). */
   tokens: string[];
 }
 
-/** Lowercase, diacritics removed, split like unicode61 (approximately; used only for df estimates). */
-function approximateTokens(text: string): string[] {
+/** Latin letters with diacritics (Latin-1 Supplement to Latin Extended-B, Latin Extended Additional). */
+const LATIN_WITH_MARKS = /[\u00C0-\u024F\u1E00-\u1EFF]/g;
+
+/**
+ * Tokens as FTS5's `unicode61 remove_diacritics 2` makes them: composed, diacritics dropped from
+ * Latin letters only ("café" → "cafe", "İ" → "i"; Greek tonos, Cyrillic "ё" and Hangul stay),
+ * lowercased, split on everything but letters, digits and private-use characters. Compatibility
+ * forms stay as written ("ﬁ", "½"), as in unicode61.
+ */
+export function unicode61Tokens(text: string): string[] {
   return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+    .normalize('NFC')
+    .replace(LATIN_WITH_MARKS, (c) => c.normalize('NFD').replace(/\p{M}/gu, ''))
     .toLowerCase()
     .split(/[^\p{L}\p{N}\p{Co}]+/u)
     .filter((t) => t.length > 0);
@@ -75,7 +85,12 @@ export function ftsTerms(terms: readonly string[]): FtsTerm[] {
     const expression = singleCjk ? `uni : ${quote(chars[0] as string)}` : `body : ${quote(body)}`;
     if (seen.has(expression)) continue;
     seen.add(expression);
-    out.push({ term, expression, tokens: approximateTokens(singleCjk ? (chars[0] as string) : body) });
+    out.push({
+      term,
+      expression,
+      column: singleCjk ? 'uni' : 'body',
+      tokens: unicode61Tokens(singleCjk ? (chars[0] as string) : body),
+    });
   }
   return out;
 }

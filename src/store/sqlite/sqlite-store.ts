@@ -24,12 +24,16 @@ import {
   assertMemoryFields,
   assertRecord,
   assertTenant,
+  assertSpace,
   assertUsageEntries,
   assertVector,
 } from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
-import { filterPredicate, filterSql } from './filter-sql.js';
-import { ftsDocument, ftsTerms } from './fts-text.js';
+import { filterPredicate, filterSql, withSpace } from './filter-sql.js';
+import { rankCachedLexical, type TermPostings } from './cached-lexical.js';
+import { ftsDocument, ftsTerms, type FtsTerm } from './fts-text.js';
+import { termKey } from './lexical-index.js';
+import { planLexicalTerms, type LexicalPlanOptions } from './lexical-plan.js';
 import { applySqliteMigrations } from './migrations.js';
 import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from './row-mapper.js';
 import { toEngramError } from './sqlite-errors.js';
@@ -55,8 +59,8 @@ export interface SqliteStoreOptions {
   vectorCacheMaxBytes?: number | undefined;
   /**
    * Partitions with at least this many vectors first scan an int8 copy (4x less memory traffic)
-   * and re-score the best `4 * (limit + 8)` candidates exactly from float32. `Infinity` keeps every
-   * scan in float32. @default 32768
+   * and re-score the best `max(2 * (limit + 8), limit + 72)` candidates exactly from float32. `Infinity` keeps every
+   * scan in float32. @default 8192
    */
   vectorQuantizeAbove?: number | undefined;
   /** Threads for one native vector scan (0 = all cores). One is fastest for single queries here. @default 1 */
@@ -134,7 +138,7 @@ export class SqliteStore implements MemoryStore {
       vectorCache: options.vectorCache ?? true,
       vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? 512 * 1024 * 1024,
       searchThreads: options.searchThreads ?? 1,
-      vectorQuantizeAbove: options.vectorQuantizeAbove ?? 32_768,
+      vectorQuantizeAbove: options.vectorQuantizeAbove ?? 8192,
       lexicalCommonShare: options.lexicalCommonShare ?? 0.2,
       lexicalRankAllBelow: options.lexicalRankAllBelow ?? 4_000,
       lexicalScanCap: options.lexicalScanCap ?? 2000,
@@ -555,12 +559,12 @@ export class SqliteStore implements MemoryStore {
         dim,
         query.filter.scope.user ?? ALL_USERS,
       );
-      return partition.search(
-        unit,
-        query.limit,
-        filterPredicate(query.filter, partition.statuses()),
-        this.options.searchThreads,
-      );
+      const predicate = filterPredicate(query.filter, partition.statuses());
+      // A short id list is looked up slot by slot rather than tested against every cached row.
+      if (query.filter.ids !== undefined && query.filter.ids.length <= partition.size / 8) {
+        return partition.searchIds(unit, query.filter.ids, query.limit, predicate);
+      }
+      return partition.search(unit, query.limit, predicate, this.options.searchThreads);
     });
   }
 
@@ -586,7 +590,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   private corpusStats(): { total: () => number; df: (token: string) => number } {
-    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const version = this.prepare<[], number>('PRAGMA data_version').pluck().get() as number;
     if (this.corpus.dirty || this.corpus.version !== version) {
       this.corpus = { version, dirty: false, total: null, df: new Map() };
     }
@@ -608,6 +612,99 @@ export class SqliteStore implements MemoryStore {
     };
   }
 
+  lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
+    return this.run('lexicalSearch', () => {
+      if (query === null || typeof query !== 'object')
+        throw new EngramError('INVALID_INPUT', 'query must be an object');
+      assertFilter(query.filter);
+      assertLimit(query.limit, SEARCH_MAX);
+      assertSpace(query.space);
+      if (!Array.isArray(query.terms))
+        throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+      const terms = ftsTerms(query.terms);
+      if (terms.length === 0) return [];
+      const cache = query.space === undefined ? null : this.vectorCache();
+      if (cache !== null && query.space !== undefined) return this.cachedLexical(cache, query, query.space, terms);
+      return this.ftsLexical(query, terms);
+    });
+  }
+
+  private get planOptions(): LexicalPlanOptions {
+    return { rankAllBelow: this.options.lexicalRankAllBelow, commonShare: this.options.lexicalCommonShare };
+  }
+
+  /**
+   * The lexical channel answered from the vector cache: single-token terms from the partition's
+   * in-memory inverted index, multi-token terms (phrases, CJK bigram runs) from FTS5's postings;
+   * ranked by {@link rankCachedLexical} with the scope's own statistics. Common terms are planned
+   * with the scope's document frequencies; on the bounded path each term contributes only its
+   * newest `lexicalScanCap` in-scope matches.
+   */
+  private cachedLexical(
+    cache: VectorCache,
+    query: LexicalQuery,
+    space: EmbeddingInfo,
+    terms: FtsTerm[],
+  ): LexicalCandidate[] {
+    const { partition, index } = cache.lexical(
+      query.filter.scope.tenant,
+      space.model,
+      space.dim,
+      query.filter.scope.user ?? ALL_USERS,
+    );
+    const filter = filterPredicate(query.filter, partition.statuses());
+    const withDf = terms.map((t) => ({
+      ...t,
+      keys: t.tokens.map((token) => termKey(t.column, token)),
+      df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => index.storedCount(termKey(t.column, token)))),
+    }));
+    const { kept, rankAll } = planLexicalTerms(withDf, index.size, this.planOptions);
+    const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(query.limit, this.options.lexicalScanCap);
+    const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
+    const postings = kept.map((term): TermPostings => {
+      if (term.keys.length === 1) {
+        const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
+        return rankAll ? read : { ...read, df: term.df };
+      }
+      // A phrase: FTS5 knows word positions, the in-memory index does not.
+      const rows = rankAll
+        ? this.prepare<[string], number>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?').pluck().all(term.expression)
+        : this.prepare<[string, number], number>(
+              'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+            )
+            .pluck()
+            .all(term.expression, cap);
+      const docs: number[] = [];
+      for (const pk of rows) {
+        const doc = index.docOf(pk);
+        if (doc !== undefined) docs.push(doc);
+      }
+      return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
+    });
+    return rankCachedLexical({ index, filter, terms: postings, limit: query.limit });
+  }
+
+  /** The lexical channel through FTS5 alone: bm25() over every match, or the bounded windows. */
+  private ftsLexical(query: LexicalQuery, terms: FtsTerm[]): LexicalCandidate[] {
+    const stats = this.corpusStats();
+    const withDf = terms.map((t) => ({
+      ...t,
+      df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => stats.df(token))),
+    }));
+    const { kept, rankAll } = planLexicalTerms(withDf, stats.total(), this.planOptions);
+    const where = withSpace(filterSql(query.filter), query.space);
+    if (rankAll) {
+      const match = kept.map((t) => `(${t.expression})`).join(' OR ');
+      const rows = this.prepare<unknown[], { id: string; rank: number }>(
+          `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
+           WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
+        )
+        .all(match, ...where.params, query.limit);
+      return rows.map((r) => ({ id: r.id, score: -r.rank }));
+    }
+    return this.cappedLexical(kept, where, query.limit, stats.total());
+  }
+
   /**
    * Bounded lexical search for terms that each match a large share of the corpus. FTS5's bm25()
    * would first walk every posting list (to count documents per phrase) and then score every
@@ -618,7 +715,7 @@ export class SqliteStore implements MemoryStore {
    */
   private cappedLexical(
     terms: Array<{ expression: string; df: number }>,
-    filter: MemoryFilter,
+    where: { sql: string; params: unknown[] },
     limit: number,
     total: number,
   ): LexicalCandidate[] {
@@ -627,7 +724,6 @@ export class SqliteStore implements MemoryStore {
         'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?',
       )
       .pluck();
-    const where = filterSql(filter);
     // CROSS JOIN pins the join order: look rows up by pk instead of scanning the scope's index.
     const inScope = this.prepare<unknown[], { pk: number; id: string }>(
       `SELECT m.pk AS pk, m.id AS id FROM json_each(?) j CROSS JOIN memories m ON m.pk = j.value WHERE ${where.sql}`,
@@ -652,44 +748,6 @@ export class SqliteStore implements MemoryStore {
     }
     found.sort((a, b) => b.score - a.score || b.pk - a.pk);
     return found.slice(0, limit).map((r) => ({ id: r.id, score: r.score }));
-  }
-
-  lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
-    return this.run('lexicalSearch', () => {
-      if (query === null || typeof query !== 'object')
-        throw new EngramError('INVALID_INPUT', 'query must be an object');
-      assertFilter(query.filter);
-      assertLimit(query.limit, SEARCH_MAX);
-      if (!Array.isArray(query.terms))
-        throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
-      const terms = ftsTerms(query.terms);
-      if (terms.length === 0) return [];
-      const stats = this.corpusStats();
-      const withDf = terms.map((t) => ({
-        ...t,
-        df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => stats.df(token))),
-      }));
-      const sumDf = (list: typeof withDf): number => list.reduce((sum, t) => sum + t.df, 0);
-      let kept = withDf;
-      if (sumDf(kept) > this.options.lexicalRankAllBelow) {
-        // Too many matches to score them all: drop the terms found in a large share of the corpus.
-        const limitDf = this.options.lexicalCommonShare * stats.total();
-        const rare = withDf.filter((t) => t.df <= limitDf);
-        if (rare.length > 0) kept = rare;
-      }
-      const matches = sumDf(kept);
-      const match = kept.map((t) => `(${t.expression})`).join(' OR ');
-      const where = filterSql(query.filter);
-      if (matches <= this.options.lexicalRankAllBelow) {
-        const rows = this.prepare<unknown[], { id: string; rank: number }>(
-            `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
-             WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
-          )
-          .all(match, ...where.params, query.limit);
-        return rows.map((r) => ({ id: r.id, score: -r.rank }));
-      }
-      return this.cappedLexical(kept, query.filter, query.limit, stats.total());
-    });
   }
 
   recordUsage(tenant: string, ids: string[], at: string): Promise<void> {

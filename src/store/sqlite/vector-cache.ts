@@ -1,11 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import { LexicalIndex } from './lexical-index.js';
 import { VectorPartition, type SlotMeta } from './vector-partition.js';
 
 /** Partition key for a query without a user: every user of the tenant. */
 export const ALL_USERS = '\u0000*';
 
 interface VectorRow {
+  pk: number;
   id: string;
   user_id: string | null;
   embed_model: string | null;
@@ -18,6 +20,7 @@ interface VectorRow {
   collection: string | null;
   key: string | null;
   tags: string;
+  updated_at: string;
 }
 
 interface ChangeRow {
@@ -27,7 +30,9 @@ interface ChangeRow {
 }
 
 const VECTOR_COLUMNS =
-  'id, user_id, embed_model, embed_dim, vector, status, type, agent_id, session_id, collection, key, tags';
+  'm.pk AS pk, m.id AS id, m.user_id AS user_id, m.embed_model AS embed_model, m.embed_dim AS embed_dim, ' +
+  'm.vector AS vector, m.status AS status, m.type AS type, m.agent_id AS agent_id, m.session_id AS session_id, ' +
+  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at';
 
 interface LoadedPartition {
   tenant: string;
@@ -35,6 +40,17 @@ interface LoadedPartition {
   dim: number;
   user: string;
   partition: VectorPartition;
+  /** Built on the first lexical query of the partition, then kept in step with it. */
+  lexical: LexicalIndex | null;
+}
+
+/** The rows of a partition, as a WHERE fragment over alias `m`. */
+function partitionWhere(tenant: string, model: string, dim: number, user: string): { sql: string; params: unknown[] } {
+  const allUsers = user === ALL_USERS;
+  return {
+    sql: `m.tenant = ? AND m.embed_model = ? AND m.embed_dim = ? ${allUsers ? '' : 'AND m.user_id = ?'} AND m.vector IS NOT NULL`,
+    params: allUsers ? [tenant, model, dim] : [tenant, model, dim, user],
+  };
 }
 
 /** Options of {@link VectorCache}. */
@@ -63,6 +79,8 @@ function metaOf(row: VectorRow): SlotMeta {
     collection: row.collection,
     key: row.key,
     tags,
+    updatedAt: row.updated_at,
+    pk: row.pk,
   };
 }
 
@@ -85,6 +103,7 @@ export class VectorCache {
   private readonly partitions = new Map<string, LoadedPartition>();
   private lastSeq = 0;
   private dataVersion = -1;
+  private readonly dataVersionStmt: Database.Statement<[], number>;
   private dirty = true;
   private clock = 0;
   /** Rows skipped because their blob had the wrong length (observability, tests). */
@@ -93,15 +112,16 @@ export class VectorCache {
   private readonly maxSeqStmt: Database.Statement<[], { seq: number | null }>;
   private readonly minSeqStmt: Database.Statement<[], { seq: number | null }>;
   private readonly changesStmt: Database.Statement<[number], ChangeRow>;
-  private readonly rowStmt: Database.Statement<[string, string], VectorRow>;
+  private readonly rowStmt: Database.Statement<[string, string], VectorRow & { text: string }>;
 
   constructor(db: Database.Database, options: VectorCacheOptions) {
     this.db = db;
     this.options = options;
+    this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.maxSeqStmt = db.prepare('SELECT max(seq) AS seq FROM memory_changes');
     this.minSeqStmt = db.prepare('SELECT min(seq) AS seq FROM memory_changes');
     this.changesStmt = db.prepare('SELECT seq, tenant, id FROM memory_changes WHERE seq > ? ORDER BY seq');
-    this.rowStmt = db.prepare(`SELECT ${VECTOR_COLUMNS} FROM memories WHERE tenant = ? AND id = ?`);
+    this.rowStmt = db.prepare(`SELECT ${VECTOR_COLUMNS}, m.text AS text FROM memories m WHERE m.tenant = ? AND m.id = ?`);
   }
 
   /** Called after every committed write of this process. */
@@ -116,7 +136,7 @@ export class VectorCache {
 
   get cachedBytes(): number {
     let total = 0;
-    for (const p of this.partitions.values()) total += p.partition.bytes;
+    for (const p of this.partitions.values()) total += p.partition.bytes + (p.lexical?.bytes ?? 0);
     return total;
   }
 
@@ -126,7 +146,7 @@ export class VectorCache {
 
   /** Brings loaded partitions up to date with the database. Cheap when nothing changed. */
   sync(): void {
-    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersionStmt.get() as number;
     if (!this.dirty && version === this.dataVersion) return;
     this.dataVersion = version;
     this.dirty = false;
@@ -170,7 +190,11 @@ export class VectorCache {
   }
 
   private applyRow(tenant: string, id: string, loaded: LoadedPartition[]): void {
-    for (const p of loaded) p.partition.remove(id);
+    for (const p of loaded) {
+      const pk = p.partition.pkOf(id);
+      p.partition.remove(id);
+      if (pk !== undefined) p.lexical?.remove(pk);
+    }
     const row = this.rowStmt.get(tenant, id);
     if (row === undefined || row.vector === null || row.embed_model === null || row.embed_dim === null) return;
     const vector = blobVector(row.vector, row.embed_dim);
@@ -183,30 +207,56 @@ export class VectorCache {
       if (p.model !== row.embed_model || p.dim !== row.embed_dim) continue;
       if (p.user !== ALL_USERS && p.user !== row.user_id) continue;
       p.partition.upsert(id, meta, vector);
+      if (p.partition.has(id)) p.lexical?.add(id, meta, row.text);
     }
   }
 
   /** The partition for (tenant, model, dim, user or {@link ALL_USERS}), loading it on first use. */
   partition(tenant: string, model: string, dim: number, user: string): VectorPartition {
+    return this.loaded(tenant, model, dim, user).partition;
+  }
+
+  /**
+   * The partition and the inverted index of its rows' text, building the index on first use
+   * (one read of the partition's texts); kept in step with writes like the vectors.
+   */
+  lexical(tenant: string, model: string, dim: number, user: string): { partition: VectorPartition; index: LexicalIndex } {
+    const loaded = this.loaded(tenant, model, dim, user);
+    if (loaded.lexical === null) {
+      const index = new LexicalIndex();
+      const where = partitionWhere(tenant, model, dim, user);
+      const rows = this.db
+        .prepare(`SELECT m.pk AS pk, m.text AS text FROM memories m WHERE ${where.sql} ORDER BY m.pk`)
+        .iterate(...where.params) as IterableIterator<{ pk: number; text: string }>;
+      const { partition } = loaded;
+      for (const row of rows) {
+        const slot = partition.slotByPk(row.pk);
+        if (slot !== undefined) index.add(partition.idAt(slot), partition.metaAt(slot), row.text);
+      }
+      loaded.lexical = index;
+      this.evict(JSON.stringify([tenant, model, dim, user]));
+    }
+    return { partition: loaded.partition, index: loaded.lexical };
+  }
+
+  private loaded(tenant: string, model: string, dim: number, user: string): LoadedPartition {
     this.sync();
     const key = JSON.stringify([tenant, model, dim, user]);
     let loaded = this.partitions.get(key);
     if (loaded === undefined) {
-      loaded = { tenant, model, dim, user, partition: this.load(tenant, model, dim, user) };
+      loaded = { tenant, model, dim, user, partition: this.load(tenant, model, dim, user), lexical: null };
       this.partitions.set(key, loaded);
       this.evict(key);
     }
     loaded.partition.lastUsed = ++this.clock;
-    return loaded.partition;
+    return loaded;
   }
 
   private load(tenant: string, model: string, dim: number, user: string): VectorPartition {
-    const allUsers = user === ALL_USERS;
-    const sql = `SELECT ${VECTOR_COLUMNS} FROM memories
-      WHERE tenant = ? AND embed_model = ? AND embed_dim = ? ${allUsers ? '' : 'AND user_id = ?'} AND vector IS NOT NULL`;
-    const params: unknown[] = allUsers ? [tenant, model, dim] : [tenant, model, dim, user];
-    const countSql = `SELECT count(*) AS n FROM memories
-      WHERE tenant = ? AND embed_model = ? AND embed_dim = ? ${allUsers ? '' : 'AND user_id = ?'} AND vector IS NOT NULL`;
+    const where = partitionWhere(tenant, model, dim, user);
+    const sql = `SELECT ${VECTOR_COLUMNS} FROM memories m WHERE ${where.sql}`;
+    const params = where.params;
+    const countSql = `SELECT count(*) AS n FROM memories m WHERE ${where.sql}`;
     const n = (this.db.prepare(countSql).get(...params) as { n: number }).n;
     const partition = new VectorPartition(dim, Math.max(n, 16), { quantizeAbove: this.options.quantizeAbove });
     partition.bulkLoad(() => {
@@ -231,7 +281,7 @@ export class VectorCache {
       .sort((a, b) => a[1].partition.lastUsed - b[1].partition.lastUsed);
     for (const [key, p] of byAge) {
       if (total <= this.options.maxBytes) break;
-      total -= p.partition.bytes;
+      total -= p.partition.bytes + (p.lexical?.bytes ?? 0);
       this.partitions.delete(key);
     }
   }

@@ -1,0 +1,179 @@
+import { ftsDocument, unicode61Tokens } from './fts-text.js';
+import type { SlotMeta } from './vector-partition.js';
+
+/** A term's live postings: document numbers and occurrences, oldest first. */
+export interface Postings {
+  docs: number[];
+  tfs: number[];
+}
+
+interface TermList {
+  docs: number[];
+  tfs: number[];
+}
+
+/** Index key of a token in a column (the same split as the FTS5 table: `body` and `uni`). */
+export function termKey(column: 'body' | 'uni', token: string): string {
+  return column === 'body' ? `b${token}` : `u${token}`;
+}
+
+/**
+ * An in-memory inverted index over the rows of one vector partition, with FTS5's columns and
+ * tokens (`ftsDocument` + {@link unicode61Tokens}), so a single-token term matches the rows FTS5
+ * would match. Each row is a document numbered in the order it was added, carrying its id and
+ * filter fields, so ranking needs no lookups. Removing or re-adding a row only marks its old
+ * document dead; dead postings are dropped in one pass once they outnumber the live rows, so a
+ * write costs O(tokens of the row).
+ */
+export class LexicalIndex {
+  private readonly terms = new Map<string, TermList>();
+  /** By document number; `null` once dead. */
+  private docIds: Array<string | null> = [];
+  private docMetas: SlotMeta[] = [];
+  private docLengths: number[] = [];
+  private readonly docOfPk = new Map<number, number>();
+  private lengthSum = 0;
+  private dead = 0;
+  private postingCount = 0;
+
+  /** Live rows. */
+  get size(): number {
+    return this.docOfPk.size;
+  }
+
+  /** Document numbers in use (live and dead): the bound of every document number. */
+  get docCount(): number {
+    return this.docIds.length;
+  }
+
+  /** Mean document length over live rows (1 when empty). */
+  get meanLength(): number {
+    return this.size > 0 && this.lengthSum > 0 ? this.lengthSum / this.size : 1;
+  }
+
+  /** Approximate heap bytes held. */
+  get bytes(): number {
+    return this.postingCount * 16 + this.docIds.length * 48 + this.terms.size * 96;
+  }
+
+  /** Adds a row (replacing what was indexed under its pk). */
+  add(id: string, meta: SlotMeta, text: string): void {
+    this.remove(meta.pk);
+    const { body, uni } = ftsDocument(text);
+    const counts = new Map<string, number>();
+    let length = 0;
+    for (const token of unicode61Tokens(body)) {
+      const key = termKey('body', token);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      length++;
+    }
+    for (const token of unicode61Tokens(uni)) {
+      const key = termKey('uni', token);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      length++;
+    }
+    const doc = this.docIds.length;
+    this.docIds.push(id);
+    this.docMetas.push(meta);
+    this.docLengths.push(length);
+    this.docOfPk.set(meta.pk, doc);
+    this.lengthSum += length;
+    for (const [key, tf] of counts) {
+      let list = this.terms.get(key);
+      if (list === undefined) this.terms.set(key, (list = { docs: [], tfs: [] }));
+      list.docs.push(doc);
+      list.tfs.push(tf);
+      this.postingCount++;
+    }
+  }
+
+  /** Removes a row by its pk; false when it was not indexed. */
+  remove(pk: number): boolean {
+    const doc = this.docOfPk.get(pk);
+    if (doc === undefined) return false;
+    this.docOfPk.delete(pk);
+    this.docIds[doc] = null;
+    this.lengthSum -= this.docLengths[doc] as number;
+    this.dead++;
+    if (this.dead > Math.max(1024, this.size)) this.compact();
+    return true;
+  }
+
+  /** The live document of a row, by pk. */
+  docOf(pk: number): number | undefined {
+    return this.docOfPk.get(pk);
+  }
+
+  /** Id of a document; null once dead. */
+  idOf(doc: number): string | null {
+    return this.docIds[doc] ?? null;
+  }
+
+  metaOf(doc: number): SlotMeta {
+    return this.docMetas[doc] as SlotMeta;
+  }
+
+  lengthOf(doc: number): number {
+    return this.docLengths[doc] as number;
+  }
+
+  /** Stored postings of a term, dead ones included (an upper bound on its document frequency). */
+  storedCount(key: string): number {
+    return this.terms.get(key)?.docs.length ?? 0;
+  }
+
+  /**
+   * The term's live postings, oldest first. With `newest`, only that many live postings (those
+   * `keep` accepts, when given) are taken from the newest end: a bounded read for common terms.
+   */
+  postings(key: string, newest = Number.POSITIVE_INFINITY, keep?: (doc: number) => boolean): Postings {
+    const out: Postings = { docs: [], tfs: [] };
+    const list = this.terms.get(key);
+    if (list === undefined) return out;
+    const { docs, tfs } = list;
+    const take = (i: number): void => {
+      const doc = docs[i] as number;
+      if (this.docIds[doc] === null || (keep !== undefined && !keep(doc))) return;
+      out.docs.push(doc);
+      out.tfs.push(tfs[i] as number);
+    };
+    if (newest >= docs.length) for (let i = 0; i < docs.length; i++) take(i);
+    else for (let i = docs.length - 1; i >= 0 && out.docs.length < newest; i--) take(i);
+    return out;
+  }
+
+  /** Drops dead documents and renumbers the live ones (order kept). */
+  private compact(): void {
+    const renumber = new Int32Array(this.docIds.length).fill(-1);
+    const docIds: Array<string | null> = [];
+    const docMetas: SlotMeta[] = [];
+    const docLengths: number[] = [];
+    this.docIds.forEach((id, doc) => {
+      if (id === null) return;
+      const meta = this.docMetas[doc] as SlotMeta;
+      renumber[doc] = docIds.length;
+      this.docOfPk.set(meta.pk, docIds.length);
+      docIds.push(id);
+      docMetas.push(meta);
+      docLengths.push(this.docLengths[doc] as number);
+    });
+    this.postingCount = 0;
+    for (const [key, list] of this.terms) {
+      const docs: number[] = [];
+      const tfs: number[] = [];
+      list.docs.forEach((doc, i) => {
+        const next = renumber[doc] as number;
+        if (next < 0) return;
+        docs.push(next);
+        tfs.push(list.tfs[i] as number);
+      });
+      if (docs.length === 0) this.terms.delete(key);
+      else this.terms.set(key, { docs, tfs });
+      this.postingCount += docs.length;
+    }
+    this.docIds = docIds;
+    this.docMetas = docMetas;
+    this.docLengths = docLengths;
+    this.dead = 0;
+  }
+}

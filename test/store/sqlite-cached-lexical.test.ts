@@ -1,0 +1,269 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
+import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
+import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
+import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import type { SlotMeta } from '../../src/store/sqlite/vector-partition.js';
+import { makeRecord, randomVector, seededRandom, withVector } from './fixtures/records.js';
+
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
+const SPACE = { model: 'test-model', dim: 4 };
+const WORDS = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig', 'grape', 'honey', 'kiwi', 'lemon', 'mango'];
+
+function runChild(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`))));
+  });
+}
+
+/** Random sentences of 2–12 words with repeats, so term frequency and length both matter. */
+function corpus(seed: number, n: number, prefix: string, tenant: string): ReturnType<typeof withVector>[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const length = 2 + Math.floor(random() * 11);
+    const words = Array.from({ length }, () => WORDS[Math.floor(random() * random() * WORDS.length)] as string);
+    return withVector(randomVector(random, 4), 'test-model', { id: `${prefix}${i}`, scope: { tenant }, text: words.join(' ') });
+  });
+}
+
+function scoresById(hits: LexicalCandidate[]): Map<string, number> {
+  return new Map(hits.map((h) => [h.id, h.score]));
+}
+
+describe('SQLite lexical channel from the vector cache', () => {
+  let dir: string;
+  const stores: SqliteStore[] = [];
+  const open = (options: Partial<SqliteStoreOptions> = {}, file = 'engram.db'): SqliteStore => {
+    const store = createSqliteStore({ path: join(dir, file), synchronous: 'NORMAL', ...options });
+    stores.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engram-cached-lexical-'));
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("scores exactly like FTS5's bm25() when the scope is the whole index", async () => {
+    const store = open();
+    await store.insert(corpus(1, 400, 'm', 't'));
+    const queries = [['apple'], ['kiwi', 'lemon'], ['mango', 'apple', 'fig'], ['honey'], ['date', 'date']];
+    for (const terms of queries) {
+      const base: LexicalQuery = { filter: { scope: { tenant: 't' } }, terms, limit: 1000 };
+      const fts = await store.lexicalSearch(base);
+      const cached = await store.lexicalSearch({ ...base, space: SPACE });
+      expect(fts.length, terms.join(' ')).toBeGreaterThan(0);
+      const want = scoresById(fts);
+      const got = scoresById(cached);
+      expect([...got.keys()].sort(), terms.join(' ')).toEqual([...want.keys()].sort());
+      for (const [id, score] of want) expect(got.get(id), `${terms.join(' ')} ${id}`).toBeCloseTo(score, 9);
+      // Best first.
+      cached.forEach((h, i) => i > 0 && expect(h.score).toBeLessThanOrEqual((cached[i - 1] as LexicalCandidate).score));
+    }
+  });
+
+  it("ranks a tenant with its own statistics: another tenant's memories never change its scores", async () => {
+    const alone = open({}, 'alone.db');
+    const shared = open({}, 'shared.db');
+    const mine = corpus(2, 60, 'b', 'b');
+    await alone.insert(mine);
+    await shared.insert(corpus(3, 500, 'a', 'a'));
+    await shared.insert(mine);
+    const query: LexicalQuery = { filter: { scope: { tenant: 'b' } }, terms: ['apple', 'grape'], limit: 20, space: SPACE };
+    const a = await alone.lexicalSearch(query);
+    const b = await shared.lexicalSearch(query);
+    expect(a.length).toBeGreaterThan(0);
+    expect(b).toEqual(a);
+    expect(b.every((h) => h.id.startsWith('b'))).toBe(true);
+  });
+
+  it('applies the scope filter: statuses, types, session and ids', async () => {
+    const store = open();
+    await store.insert([
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'on', scope: { tenant: 't', session: 's1' }, text: 'apple pie' }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'old', scope: { tenant: 't', session: 's1' }, text: 'apple tart', status: 'archived' }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'other', scope: { tenant: 't', session: 's2' }, text: 'apple', type: 'UserMemory' }),
+      makeRecord({ id: 'novector', scope: { tenant: 't' }, text: 'apple' }),
+    ]);
+    const ids = async (filter: LexicalQuery['filter']): Promise<string[]> =>
+      (await store.lexicalSearch({ filter, terms: ['apple'], limit: 10, space: SPACE })).map((h) => h.id).sort();
+    expect(await ids({ scope: { tenant: 't' } })).toEqual(['on', 'other']);
+    expect(await ids({ scope: { tenant: 't' }, statuses: ['activated', 'archived'] })).toEqual(['old', 'on', 'other']);
+    expect(await ids({ scope: { tenant: 't', session: 's1' } })).toEqual(['on']);
+    expect(await ids({ scope: { tenant: 't' }, types: ['UserMemory'] })).toEqual(['other']);
+    expect(await ids({ scope: { tenant: 't' }, ids: ['on', 'novector'] })).toEqual(['on']);
+    expect(await ids({ scope: { tenant: 'nobody' } })).toEqual([]);
+    // Without a space every row is a candidate, including the one without a vector.
+    expect(
+      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['apple'], limit: 10 })).map((h) => h.id).sort(),
+    ).toEqual(['novector', 'on', 'other']);
+  });
+
+  it('finds CJK words (bigram phrases and single characters) and accented words', async () => {
+    const store = open();
+    await store.insert([
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'zh', scope: { tenant: 't' }, text: '我对花生过敏' }),
+      withVector(new Float32Array([0, 1, 0, 0]), 'test-model', { id: 'fr', scope: { tenant: 't' }, text: 'Un café au lait' }),
+      withVector(new Float32Array([0, 0, 1, 0]), 'test-model', { id: 'ru', scope: { tenant: 't' }, text: 'Ёжик в тумане' }),
+    ]);
+    const ids = async (term: string): Promise<string[]> =>
+      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [term], limit: 10, space: SPACE })).map((h) => h.id);
+    expect(await ids('花生')).toEqual(['zh']);
+    expect(await ids('花生过敏')).toEqual(['zh']);
+    expect(await ids('生')).toEqual(['zh']);
+    expect(await ids('生花')).toEqual([]);
+    expect(await ids('cafe')).toEqual(['fr']);
+    expect(await ids('CAFÉ')).toEqual(['fr']);
+    expect(await ids('ёжик')).toEqual(['ru']);
+  });
+
+  it('follows text changes made by another process', async () => {
+    const store = open();
+    await store.insert(corpus(4, 30, 'm', 't'));
+    const query: LexicalQuery = { filter: { scope: { tenant: 't' } }, terms: ['zebra'], limit: 10, space: SPACE };
+    expect(await store.lexicalSearch(query)).toEqual([]); // builds the index
+    await runChild([
+      'mutate',
+      join(dir, 'engram.db'),
+      't',
+      JSON.stringify({
+        insert: [{ id: 'new', vector: [1, 0, 0, 0], text: 'a zebra crossing' }],
+        update: [
+          { id: 'm1', text: 'zebra zebra stripes' },
+          { id: 'm2', status: 'archived' },
+        ],
+        delete: ['m3'],
+      }),
+    ]);
+    expect((await store.lexicalSearch(query)).map((h) => h.id)).toEqual(['m1', 'new']);
+    const apples = await store.lexicalSearch({ ...query, terms: [...WORDS], limit: 1000 });
+    expect(apples.map((h) => h.id)).not.toContain('m1'); // its old words are gone
+    expect(apples.map((h) => h.id)).not.toContain('m2');
+    expect(apples.map((h) => h.id)).not.toContain('m3');
+  });
+
+  it('stays right through many rewrites of the same rows (dead postings compacted)', async () => {
+    const store = open();
+    await store.insert(corpus(5, 20, 'm', 't'));
+    const query = (term: string): Promise<LexicalCandidate[]> =>
+      store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [term], limit: 100, space: SPACE });
+    await query('apple');
+    for (let round = 0; round < 120; round++) {
+      for (let i = 0; i < 20; i++) {
+        await store.update('t', `m${i}`, { text: `round${round} word${i % 3}`, updatedAt: new Date().toISOString() });
+      }
+    }
+    expect((await query('round119')).length).toBe(20);
+    expect(await query('round118')).toEqual([]);
+    expect((await query('word1')).map((h) => h.id).sort()).toEqual(['m1', 'm10', 'm13', 'm16', 'm19', 'm4', 'm7']);
+  });
+
+  it('bounds common words: rare terms are ranked, common ones alone read only the newest matches', async () => {
+    const store = open({ lexicalRankAllBelow: 100, lexicalScanCap: 50 });
+    const random = seededRandom(6);
+    await store.insert(
+      Array.from({ length: 400 }, (_, i) =>
+        withVector(randomVector(random, 4), 'test-model', {
+          id: `w${i}`,
+          scope: { tenant: 't' },
+          text: i === 123 ? 'the common word okapi' : 'the common word',
+        }),
+      ),
+    );
+    const filter = { scope: { tenant: 't' } };
+    const rare = await store.lexicalSearch({ filter, terms: ['the', 'common', 'okapi'], limit: 10, space: SPACE });
+    expect(rare.map((h) => h.id)).toEqual(['w123']);
+    const common = await store.lexicalSearch({ filter, terms: ['the', 'common'], limit: 10, space: SPACE });
+    expect(common).toHaveLength(10);
+    // Equal scores: the newest rows first.
+    expect(common.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `w${399 - i}`));
+  });
+
+  it('rejects a malformed space with INVALID_INPUT', async () => {
+    const store = open();
+    for (const space of [{ model: '', dim: 4 }, { model: 'm', dim: 0 }, { model: 'm', dim: 1.5 }, null]) {
+      await expect(
+        store.lexicalSearch({
+          filter: { scope: { tenant: 't' } },
+          terms: ['x'],
+          limit: 1,
+          space: space as unknown as LexicalQuery['space'],
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+  });
+});
+
+describe('unicode61Tokens', () => {
+  it("splits and folds exactly like FTS5's unicode61 remove_diacritics 2", () => {
+    const db = new Database(':memory:');
+    db.exec(
+      "CREATE VIRTUAL TABLE f USING fts5(body, tokenize = 'unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE v USING fts5vocab(f, 'row');",
+    );
+    const text =
+      'C++ $100 a😀b café naïve Straße ﬁsh İstanbul x_y e-mail 3.14 ½ Ⅻ Ångström ǅ Ωmega ΆΈ Привет Ёж 한국어 ﾊﾝｶｸ ＡＢＣ Łódź Ærø ı Ș ț ṩ ỹ e\u0301t Ø đ Þ ð';
+    db.prepare('INSERT INTO f (body) VALUES (?)').run(text);
+    const fts = (db.prepare('SELECT term FROM v').pluck().all() as string[]).sort();
+    db.close();
+    expect([...new Set(unicode61Tokens(text))].sort()).toEqual(fts);
+  });
+});
+
+describe('LexicalIndex', () => {
+  const meta = (pk: number): SlotMeta => ({
+    status: 'activated',
+    type: 'LongTermMemory',
+    agent: null,
+    session: null,
+    collection: null,
+    key: null,
+    tags: [],
+    updatedAt: 'u',
+    pk,
+  });
+
+  it('keeps postings, lengths and sizes right through adds, replacements and removals', () => {
+    const index = new LexicalIndex();
+    index.add('a', meta(1), 'red fox red');
+    index.add('b', meta(2), 'blue fox');
+    expect(index.size).toBe(2);
+    expect(index.meanLength).toBe(2.5);
+    const red = index.postings(termKey('body', 'red'));
+    expect(red.docs.map((d) => index.idOf(d))).toEqual(['a']);
+    expect(red.tfs).toEqual([2]);
+    index.add('a', meta(1), 'green'); // replaces row 1
+    expect(index.postings(termKey('body', 'red')).docs).toEqual([]);
+    expect(index.postings(termKey('body', 'fox')).docs.map((d) => index.idOf(d))).toEqual(['b']);
+    expect(index.remove(2)).toBe(true);
+    expect(index.remove(2)).toBe(false);
+    expect(index.size).toBe(1);
+    expect(index.meanLength).toBe(1);
+    for (let i = 0; i < 3000; i++) index.add(`x${i % 7}`, meta(100 + (i % 7)), `w${i} shared`);
+    const shared = index.postings(termKey('body', 'shared'));
+    expect(shared.docs.map((d) => index.idOf(d)).sort()).toEqual(['x0', 'x1', 'x2', 'x3', 'x4', 'x5', 'x6']);
+    expect(index.storedCount(termKey('body', 'shared'))).toBeLessThan(3000); // compacted
+    expect(index.postings(termKey('body', 'w2999')).docs.map((d) => index.idOf(d))).toEqual(['x3']);
+    expect(index.postings(termKey('body', 'w0')).docs).toEqual([]);
+  });
+
+  it('reads only the newest accepted postings when bounded', () => {
+    const index = new LexicalIndex();
+    for (let i = 0; i < 10; i++) index.add(`r${i}`, meta(i + 1), 'same words');
+    const newest = index.postings(termKey('body', 'same'), 3, (doc) => (index.metaOf(doc).pk % 2) === 0);
+    expect(newest.docs.map((d) => index.idOf(d))).toEqual(['r9', 'r7', 'r5']);
+  });
+});
