@@ -32,13 +32,23 @@ export interface RecallDeps {
 interface Candidate {
   id: string;
   cosine: number;
-  denseRank?: number;
-  lexicalRank?: number;
-  text: string;
-  updatedAt: string;
+  denseRank: number | undefined;
+  lexicalRank: number | undefined;
+  updatedAt: string | undefined;
   bm25: number;
   bm25Raw: number;
   fused: number;
+}
+
+/** Every candidate has the same shape from the start (keeps property access monomorphic). */
+function newCandidate(
+  id: string,
+  cosine: number,
+  updatedAt: string | undefined,
+  denseRank: number | undefined,
+  lexicalRank: number | undefined,
+): Candidate {
+  return { id, cosine, denseRank, lexicalRank, updatedAt, bm25: 0, bm25Raw: 0, fused: cosine };
 }
 
 /** Best first: fused score, then cosine, then id — a total order, so ties are deterministic. */
@@ -74,7 +84,12 @@ export async function runRecall(
   const t1 = now();
   const lexicalPromise =
     lexicalPool > 0
-      ? store.lexicalSearch({ filter, terms: [...new Set(profile.queryTerms(request.query))], limit: lexicalPool })
+      ? store.lexicalSearch({
+          filter,
+          terms: [...new Set(profile.queryTerms(request.query))],
+          limit: lexicalPool,
+          space: { model: request.model, dim: request.queryVector.length },
+        })
       : Promise.resolve([]);
   const t2 = now();
   const denseRows = await densePromise;
@@ -85,14 +100,14 @@ export async function runRecall(
   const lexical = { rows: lexicalRows, ms: lexicalPool > 0 ? t2 - t1 + (t4 - t2) : 0 };
 
   const rankStart = now();
-  const byId = new Map<string, Omit<Candidate, 'text' | 'updatedAt' | 'bm25' | 'bm25Raw' | 'fused'>>();
-  dense.rows.forEach((row, i) => byId.set(row.id, { id: row.id, cosine: row.cosine, denseRank: i + 1 }));
+  const byId = new Map<string, Candidate>();
+  dense.rows.forEach((row, i) => byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined)));
   const lexicalOnly: string[] = [];
   lexical.rows.forEach((row, i) => {
     const seen = byId.get(row.id);
     if (seen) seen.lexicalRank = i + 1;
     else {
-      byId.set(row.id, { id: row.id, cosine: 0, lexicalRank: i + 1 });
+      byId.set(row.id, newCandidate(row.id, 0, undefined, undefined, i + 1));
       lexicalOnly.push(row.id);
     }
   });
@@ -106,31 +121,48 @@ export async function runRecall(
     });
     for (const row of scored) {
       const entry = byId.get(row.id);
-      if (entry) entry.cosine = row.cosine;
+      if (entry) {
+        entry.cosine = row.cosine;
+        entry.updatedAt = row.updatedAt;
+      }
     }
   }
-  // Ranking reads only text; whole memories are fetched for the ranked few.
-  const ids = [...byId.keys()];
-  const texts = store.getTexts
-    ? await store.getTexts(filter.scope.tenant, ids)
-    : (await store.get(filter.scope.tenant, ids)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
-  const textById = new Map(texts.map((t) => [t.id, t]));
-  const candidates: Candidate[] = [];
-  for (const id of ids) {
-    const entry = byId.get(id);
-    const text = textById.get(id);
-    if (entry && text) candidates.push({ ...entry, text: text.text, updatedAt: text.updatedAt, bm25: 0, bm25Raw: 0, fused: entry.cosine });
+  // Ranking needs only tokens: those of candidates the token cache knows (by id and last update,
+  // when the store reports it) are reused; texts are read for the rest only.
+  const tenant = filter.scope.tenant;
+  const cache = deps.tokenCache?.view(profile.name, tenant);
+  const tokensOf = new Map<string, readonly string[]>();
+  const unknown: string[] = [];
+  for (const c of byId.values()) {
+    const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
+    if (cached) tokensOf.set(c.id, cached);
+    else unknown.push(c.id);
   }
-  const cache = deps.tokenCache;
-  const fusion = fuseLinear(
-    hasText ? tokens : [],
-    candidates.map((c) => ({
-      text: c.text,
-      cosine: c.cosine,
-      tokens: cache?.tokens(profile.tokenize, profile.name, c.id, c.updatedAt, c.text),
-    })),
-    { weights: request.weights, tokenize: profile.tokenize, bm25: profile.bm25 },
-  );
+  if (unknown.length > 0) {
+    const texts = store.getTexts
+      ? await store.getTexts(tenant, unknown)
+      : (await store.get(tenant, unknown)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
+    for (const t of texts) {
+      const entry = byId.get(t.id);
+      if (!entry) continue;
+      entry.updatedAt = t.updatedAt;
+      tokensOf.set(t.id, cache ? cache.tokens(profile.tokenize, t.id, t.updatedAt, t.text) : profile.tokenize(t.text));
+    }
+  }
+  // A candidate whose text could not be read (deleted meanwhile) is left out.
+  const candidates: Candidate[] = [];
+  const documents: Array<{ text: string; cosine: number; tokens: readonly string[] }> = [];
+  for (const c of byId.values()) {
+    const tokens = tokensOf.get(c.id);
+    if (tokens === undefined) continue;
+    candidates.push(c);
+    documents.push({ text: '', cosine: c.cosine, tokens });
+  }
+  const fusion = fuseLinear(hasText ? tokens : [], documents, {
+    weights: request.weights,
+    tokenize: profile.tokenize,
+    bm25: profile.bm25,
+  });
   const { denseWeight, lexicalWeight } = fusion;
   candidates.forEach((c, i) => {
     c.bm25 = fusion.bm25[i] as number;

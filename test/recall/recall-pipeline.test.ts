@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
+import { runRecall, type RecallRequest } from '../../src/recall/recall-pipeline.js';
+import { ENGRAM_PROFILE, SEED_PROFILE } from '../../src/recall/recall-profile.js';
+import { TokenCache } from '../../src/recall/token-cache.js';
+import type { MemoryStore, MemoryText } from '../../src/store/memory-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/index.js';
+import { randomVector, seededRandom, withVector } from '../store/fixtures/records.js';
+
+const WORDS = ['walrus', 'otter', 'heron', 'badger', 'lynx', 'marten', 'stoat', 'vole'];
+
+/** A real SQLite store whose getTexts calls are recorded (what the pipeline asked for). */
+async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][] }> {
+  const sqlite = createSqliteStore({ path: ':memory:' });
+  const random = seededRandom(11);
+  await sqlite.insert(
+    Array.from({ length: 80 }, (_, i) =>
+      withVector(randomVector(random, 8), 'test-model', {
+        id: `m${i}`,
+        scope: { tenant: 't' },
+        text: `${WORDS[i % WORDS.length]} and ${WORDS[(i * 3) % WORDS.length]} seen on day ${i}`,
+      }),
+    ),
+  );
+  const asked: string[][] = [];
+  const store: MemoryStore = Object.create(sqlite) as MemoryStore;
+  store.getTexts = (tenant: string, ids: string[]): Promise<MemoryText[]> => {
+    asked.push([...ids]);
+    return sqlite.getTexts(tenant, ids);
+  };
+  return { store, asked };
+}
+
+function request(profile = ENGRAM_PROFILE): RecallRequest {
+  return {
+    query: 'where was the walrus with an otter',
+    queryVector: randomVector(seededRandom(99), 8),
+    model: 'test-model',
+    filter: { scope: { tenant: 't' } },
+    limit: 5,
+    threshold: 0,
+    weights: DEFAULT_LEXICAL_WEIGHTS,
+    profile,
+  };
+}
+
+const summary = (r: Awaited<ReturnType<typeof runRecall>>): Array<[string, number]> =>
+  r.hits.map((h) => [h.memory.id, h.score]);
+
+describe('runRecall with a token cache', () => {
+  it.each([
+    ['engram', ENGRAM_PROFILE],
+    ['seed', SEED_PROFILE],
+  ])('reads candidates’ texts once, then ranks from cached tokens with the same result (%s)', async (_name, profile) => {
+    const { store, asked } = await storeWithTexts();
+    const tokenCache = new TokenCache();
+    const uncached = await runRecall({ store }, request(profile));
+    asked.length = 0;
+    const first = await runRecall({ store, tokenCache }, request(profile));
+    const firstAsked = asked.flat().length;
+    expect(firstAsked).toBe(first.poolSize);
+    asked.length = 0;
+    const second = await runRecall({ store, tokenCache }, request(profile));
+    expect(asked.flat()).toEqual([]);
+    expect(summary(second)).toEqual(summary(first));
+    expect(summary(first)).toEqual(summary(uncached));
+    expect(first.hits.length).toBe(5);
+  });
+
+  it('re-reads a candidate whose text changed, and ranks by the new text', async () => {
+    const { store, asked } = await storeWithTexts();
+    const tokenCache = new TokenCache();
+    const before = await runRecall({ store, tokenCache }, request());
+    const target = before.hits[before.hits.length - 1]!.memory.id;
+    await store.update('t', target, { text: 'walrus otter walrus otter', updatedAt: '2027-01-01T00:00:00.000Z' });
+    asked.length = 0;
+    const after = await runRecall({ store, tokenCache }, request());
+    expect(asked.flat()).toEqual([target]);
+    const bm25Of = (r: typeof before): number | undefined =>
+      r.hits.find((h) => h.memory.id === target)?.explanation.bm25Raw;
+    expect(bm25Of(after)).toBeGreaterThan(bm25Of(before) as number);
+    expect(after.hits.find((h) => h.memory.id === target)?.memory.text).toBe('walrus otter walrus otter');
+    expect(summary(after)).toEqual(summary(await runRecall({ store }, request())));
+  });
+});
