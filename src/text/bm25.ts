@@ -32,31 +32,37 @@ export function bm25Scores(
   const normalized = new Float64Array(n);
   if (n === 0 || queryTokens.length === 0) return { raw, normalized };
 
-  const wanted = new Set(queryTokens);
-  const termFreqs: Array<Map<string, number>> = [];
-  const df = new Map<string, number>();
+  // Counts per (document, distinct query token) in one flat array: a pool is scanned once and
+  // only the query's few tokens are ever counted.
+  const position = new Map<string, number>();
+  for (const token of queryTokens) if (!position.has(token)) position.set(token, position.size);
+  const q = position.size;
+  const tf = new Float64Array(n * q);
+  const df = new Float64Array(q);
   let totalLength = 0;
-  for (const doc of documents) {
+  for (let i = 0; i < n; i++) {
+    const doc = documents[i] as readonly string[];
     totalLength += doc.length;
-    const tf = new Map<string, number>();
-    for (const token of doc) if (wanted.has(token)) tf.set(token, (tf.get(token) ?? 0) + 1);
-    for (const token of tf.keys()) df.set(token, (df.get(token) ?? 0) + 1);
-    termFreqs.push(tf);
+    for (const token of doc) {
+      const p = position.get(token);
+      if (p === undefined) continue;
+      const cell = i * q + p;
+      if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
+      tf[cell] = (tf[cell] as number) + 1;
+    }
   }
   const avgLength = totalLength / n || 1;
   const { k1, b } = params;
+  const idf = Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  const queryPositions = queryTokens.map((token) => position.get(token) as number);
   let max = 0;
   for (let i = 0; i < n; i++) {
-    const tf = termFreqs[i] as Map<string, number>;
-    if (tf.size === 0) continue;
     const lengthNorm = k1 * (1 - b + (b * (documents[i] as readonly string[]).length) / avgLength);
     let score = 0;
-    for (const token of queryTokens) {
-      const f = tf.get(token);
-      if (f === undefined) continue;
-      const d = df.get(token) as number;
-      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      score += (idf * f * (k1 + 1)) / (f + lengthNorm);
+    for (const p of queryPositions) {
+      const f = tf[i * q + p] as number;
+      if (f === 0) continue;
+      score += ((idf[p] as number) * f * (k1 + 1)) / (f + lengthNorm);
     }
     raw[i] = score;
     if (score > max) max = score;
