@@ -8,7 +8,8 @@
  * names, a suffix; vector + Gaussian noise, re-normalised) up to each size, all in ONE scope.
  * Queries: LoCoMo questions with their real vectors (precomputed, so "query embedding excluded"
  * means exactly that); "included" runs the same recall letting Engram embed the query with the
- * uncached default embedder.
+ * uncached default embedder (a second Engram instance, so its caches do not warm the first's).
+ * Peers run in worker threads (a V8 heap each); systems take turns in blocks of 10 queries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ import { referenceTokenize } from '../src/text/tokenizer.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
 import { exactTopK } from './lib/exact-scan.js';
-import { openMem0, openOrama, openReferenceSqlite, type SpeedSystem } from './lib/speed-peers.js';
+import { openPeerInWorker, type PeerKind, type WorkerPeer } from './lib/peer-worker.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './lib/synthetic-corpus.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 
@@ -84,10 +85,19 @@ interface TimedSystem {
   /** Queries to run (the first n). */
   n: number;
   ingestPerSecond?: number | undefined;
-  run(query: Query, i: number): Promise<void>;
+  /** Runs query i; a system timed elsewhere (in its worker) returns its own milliseconds. */
+  run(query: Query, i: number): Promise<number | void>;
 }
 
-/** Warms every system up, then runs query i on each system in an order rotated by i. */
+/** Consecutive queries one system runs before the next system's turn (see {@link interleave}). */
+const BLOCK = 10;
+
+/**
+ * Warms every system up, then runs the queries in blocks of {@link BLOCK}: block b runs on every
+ * system, in an order rotated by b. Load from the rest of the machine is spread over all systems
+ * alike, and each system is timed as it runs when it serves recalls (not straight after another
+ * system's queries filled the caches and left garbage to collect), with a pause between turns.
+ */
 async function interleave(
   systems: readonly TimedSystem[],
   queries: readonly Query[],
@@ -95,17 +105,19 @@ async function interleave(
   for (const system of systems) for (const [i, q] of queries.slice(0, 3).entries()) await system.run(q, i);
   const times: number[][] = systems.map(() => []);
   const cpu: number[][] = systems.map(() => []);
-  for (const [i, q] of queries.entries()) {
+  for (let b = 0; b * BLOCK < queries.length; b++) {
     for (let r = 0; r < systems.length; r++) {
-      const j = (i + r) % systems.length;
+      const j = (b + r) % systems.length;
       const system = systems[j] as TimedSystem;
-      if (i >= system.n) continue;
-      const cpuStart = process.cpuUsage();
-      const start = performance.now();
-      await system.run(q, i);
-      (times[j] as number[]).push(performance.now() - start);
-      const used = process.cpuUsage(cpuStart);
-      (cpu[j] as number[]).push((used.user + used.system) / 1000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = b * BLOCK; i < Math.min(queries.length, (b + 1) * BLOCK, system.n); i++) {
+        const cpuStart = process.cpuUsage();
+        const start = performance.now();
+        const own = await system.run(queries[i] as Query, i);
+        (times[j] as number[]).push(typeof own === 'number' ? own : performance.now() - start);
+        const used = process.cpuUsage(cpuStart);
+        (cpu[j] as number[]).push((used.user + used.system) / 1000);
+      }
     }
   }
   return { wall: times, cpu };
@@ -255,6 +267,7 @@ async function main(): Promise<void> {
     log(`engram ingest: ${(size / ingestSeconds).toFixed(0)} memories/s (precomputed vectors)`);
 
     const engram = await Engram.open({ store, embedder: raw, ownResources: false });
+    const embeddingIncluded = await Engram.open({ store, embedder: raw, ownResources: false });
     const recallWith = (profile: RecallProfile, text: string, vector?: Float32Array): Promise<RecallResult> =>
       engram.recall(text, { scope: SCOPE, limit: K, threshold: 0, profile, vector });
 
@@ -278,7 +291,9 @@ async function main(): Promise<void> {
       {
         name: 'Engram recall, profile engram (embedding included)',
         n: queries.length,
-        run: async (q) => void (await recallWith('engram', q.text)),
+        // Its own instance: its token cache must not warm the one of the rows above.
+        run: async (q) =>
+          void (await embeddingIncluded.recall(q.text, { scope: SCOPE, limit: K, threshold: 0, profile: 'engram' })),
       },
       {
         name: 'exact Float32Array scan (floor, dense only)',
@@ -286,31 +301,28 @@ async function main(): Promise<void> {
         run: async (q) => void exactTopK(corpus.matrix, corpus.dim, q.vector, K),
       },
     ];
-    const peers: Array<[string, () => Promise<SpeedSystem>, number]> = [
+    // Peers run in worker threads: each has a heap of its own (see bench/lib/peer-worker.ts).
+    const peers: Array<[string, PeerKind, number]> = [
       [
         'reference design: every vector read from SQLite per query + pool BM25 fusion',
-        async () => openReferenceSqlite(corpus),
+        'reference',
         size >= 50_000 ? slowQueries : queries.length,
       ],
     ];
-    if (size <= oramaMax) peers.push(['Orama 3 hybrid search (in memory)', () => openOrama(corpus), queries.length]);
+    if (size <= oramaMax) peers.push(['Orama 3 hybrid search (in memory)', 'orama', queries.length]);
     if (size <= mem0Max) {
-      peers.push([
-        'mem0ai Memory.search (infer off, memory/SQLite vector store)',
-        () => openMem0(corpus, queryVectors),
-        queries.length,
-      ]);
+      peers.push(['mem0ai Memory.search (infer off, memory/SQLite vector store)', 'mem0', queries.length]);
     }
-    const opened: SpeedSystem[] = [];
-    for (const [name, open, n] of peers) {
+    const opened: WorkerPeer[] = [];
+    for (const [name, kind, n] of peers) {
       log(`${name}: loading…`);
-      const system = await open();
+      const system = await openPeerInWorker(kind, corpus, queryVectors);
       opened.push(system);
       systems.push({
         name,
         n,
         ingestPerSecond: size / system.ingestSeconds,
-        run: async (q) => void (await system.search(q.text, q.vector, K)),
+        run: async (q) => (await system.search(q.text, q.vector, K)).ms,
       });
     }
     const times = await interleave(systems, queries);
@@ -363,6 +375,7 @@ async function main(): Promise<void> {
       if (sameTop(seedTop[qi] ?? [], seedExactTop)) seedExact += 1;
     }
     await engram.close();
+    await embeddingIncluded.close();
     await store.close();
     for (const system of opened) await system.close();
     rmSync(dir, { recursive: true, force: true });
