@@ -5,6 +5,7 @@ import { REFERENCE_STOPWORDS } from './stopwords.js';
 export type Tokenizer = (text: string) => string[];
 
 const ASCII_WORD = /[a-z0-9]+/g;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 // Letters and digits of any script; marks stay attached to their base letter.
 const UNICODE_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 // Accents on Latin, Greek and Cyrillic letters are folded (café = cafe); marks of other scripts carry meaning.
@@ -18,11 +19,8 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
  * removed. Accented, Cyrillic and CJK text yields no tokens — that is the reference's behaviour.
  */
 export const referenceTokenize: Tokenizer = (text) => {
-  const out: string[] = [];
-  for (const match of text.toLowerCase().matchAll(ASCII_WORD)) {
-    if (!REFERENCE_STOPWORDS.has(match[0])) out.push(match[0]);
-  }
-  return out;
+  const words = text.toLowerCase().match(ASCII_WORD);
+  return words === null ? [] : words.filter((word) => !REFERENCE_STOPWORDS.has(word));
 };
 
 /** Lowercases, applies NFKC and folds Latin/Greek/Cyrillic diacritics. */
@@ -45,6 +43,8 @@ function pushCjkBigrams(run: string, out: string[]): void {
  * the reference stopwords removed. Same contract as {@link referenceTokenize}.
  */
 export const unicodeTokenize: Tokenizer = (text) => {
+  // Plain ASCII is unchanged by normalisation and has no CJK: the reference split is the same.
+  if (ASCII_ONLY.test(text)) return referenceTokenize(text);
   const out: string[] = [];
   for (const match of normalizeForMatching(text).matchAll(UNICODE_WORD)) {
     const word = match[0];
@@ -72,5 +72,17 @@ const ENGLISH_WORD = /^[a-z]+$/;
  * "paintings" and "painted" both score as "paint". Other tokens are unchanged. Used for scoring
  * candidates; retrieval from a full-text index keeps the unstemmed words.
  */
-export const stemmedTokenize: Tokenizer = (text) =>
-  unicodeTokenize(text).map((token) => (ENGLISH_WORD.test(token) ? stemmer(token) : token));
+export const stemmedTokenize: Tokenizer = (text) => unicodeTokenize(text).map(stem);
+
+/** Stems already computed: a vocabulary is small next to the number of tokens stemmed. */
+const STEMS = new Map<string, string>();
+
+function stem(token: string): string {
+  let stemmed = STEMS.get(token);
+  if (stemmed === undefined) {
+    stemmed = ENGLISH_WORD.test(token) ? stemmer(token) : token;
+    if (STEMS.size >= 100_000) STEMS.clear();
+    STEMS.set(token, stemmed);
+  }
+  return stemmed;
+}

@@ -42,6 +42,19 @@ describe('unicode tokenizer', () => {
   it('still drops the reference stopwords', () => {
     expect(unicodeTokenize('Where do you live?')).toEqual(['live']);
   });
+
+  it('gives plain ASCII text the same tokens through its fast path as through normalisation', () => {
+    let seed = 5;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const alphabet = 'abcXYZ019 _-.,!?\'"\t\n~@#';
+    for (let i = 0; i < 500; i++) {
+      const text = Array.from({ length: Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      // A trailing non-ASCII word forces the full path; it adds exactly one token of its own.
+      const full = unicodeTokenize(`${text} é`);
+      expect(full.at(-1)).toBe('e');
+      expect(unicodeTokenize(text), JSON.stringify(text)).toEqual(full.slice(0, -1));
+    }
+  });
 });
 
 describe('stemmed tokenizer', () => {
@@ -49,5 +62,7 @@ describe('stemmed tokenizer', () => {
     const { stemmedTokenize } = await import('../../src/text/tokenizer.js');
     expect(stemmedTokenize('Paintings of running horses')).toEqual(['paint', 'run', 'hors']);
     expect(stemmedTokenize('Москва 東京 café')).toEqual(['москва', '東京', 'cafe']);
+    // Stems are memoised: the second time gives the same answer.
+    expect(stemmedTokenize('Paintings of running horses')).toEqual(['paint', 'run', 'hors']);
   });
 });
