@@ -150,6 +150,13 @@ describe('SQLite lexical channel from the vector cache', () => {
       }),
     ]);
     expect((await store.lexicalSearch(query)).map((h) => h.id)).toEqual(['m1', 'new']);
+    // Texts answered from the index follow the other process too, and match a read of the rows.
+    const texts = await store.getTexts('t', ['m1', 'm3', 'new', 'm4', 'absent']);
+    const rows = await store.get('t', ['m1', 'new', 'm4']);
+    expect(new Map(texts.map((t) => [t.id, t]))).toEqual(
+      new Map(rows.map((m) => [m.id, { id: m.id, text: m.text, updatedAt: m.updatedAt }])),
+    );
+    expect(texts.find((t) => t.id === 'm1')?.text).toBe('zebra zebra stripes');
     const apples = await store.lexicalSearch({ ...query, terms: [...WORDS], limit: 1000 });
     expect(apples.map((h) => h.id)).not.toContain('m1'); // its old words are gone
     expect(apples.map((h) => h.id)).not.toContain('m2');

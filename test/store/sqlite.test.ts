@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
+import type { MemoryFilter } from '../../src/store/memory-store.js';
 import { runStoreConformance } from './conformance.js';
 import {
   applySqliteMigrations,
@@ -542,6 +543,36 @@ describe('SQLite store', () => {
     expect(cache.partitions).toBeGreaterThan(0);
     expect(cache.partitions).toBeLessThan(4);
     expect(cache.bytes).toBeLessThanOrEqual(40_000);
+  });
+
+  it('a short id list is scored slot by slot with the rest of the filter applied, as a scan would', async () => {
+    const cached = openStore();
+    const scan = openStore({ vectorCache: false });
+    const random = seededRandom(21);
+    const rows = Array.from({ length: 400 }, (_, i) =>
+      withVector(randomVector(random, 8), 'test-model', {
+        id: `r${i}`,
+        scope: { tenant: 't', session: `s${i % 3}` },
+        type: i % 4 === 0 ? 'UserMemory' : 'LongTermMemory',
+        status: i % 5 === 0 ? 'archived' : 'activated',
+      }),
+    );
+    await cached.insert(rows);
+    const ids = Array.from({ length: 30 }, (_, i) => `r${i * 13}`).concat(['missing', 'r13']);
+    const query = randomVector(random, 8);
+    const filters: MemoryFilter[] = [
+      { scope: { tenant: 't' }, ids },
+      { scope: { tenant: 't' }, ids, statuses: ['activated', 'archived'] },
+      { scope: { tenant: 't', session: 's1' }, ids, types: ['LongTermMemory'] },
+      { scope: { tenant: 'other' }, ids },
+    ];
+    for (const filter of filters) {
+      const q = { filter, vector: query, model: 'test-model', limit: 20 };
+      const got = await cached.denseSearch(q);
+      const want = await scan.denseSearch(q);
+      expect(got.map((h) => h.id), JSON.stringify(filter)).toEqual(want.map((h) => h.id));
+      got.forEach((h, i) => expect(h.cosine).toBeCloseTo(want[i]!.cosine, 9));
+    }
   });
 
   it.each([

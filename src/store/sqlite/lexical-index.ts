@@ -20,8 +20,8 @@ export function termKey(column: 'body' | 'uni', token: string): string {
 /**
  * An in-memory inverted index over the rows of one vector partition, with FTS5's columns and
  * tokens (`ftsDocument` + {@link unicode61Tokens}), so a single-token term matches the rows FTS5
- * would match. Each row is a document numbered in the order it was added, carrying its id and
- * filter fields, so ranking needs no lookups. Removing or re-adding a row only marks its old
+ * would match. Each row is a document numbered in the order it was added, carrying its id,
+ * filter fields and text, so ranking needs no lookups and candidates' texts need no reads. Removing or re-adding a row only marks its old
  * document dead; dead postings are dropped in one pass once they outnumber the live rows, so a
  * write costs O(tokens of the row).
  */
@@ -30,11 +30,13 @@ export class LexicalIndex {
   /** By document number; `null` once dead. */
   private docIds: Array<string | null> = [];
   private docMetas: SlotMeta[] = [];
+  private docTexts: string[] = [];
   private docLengths: number[] = [];
   private readonly docOfPk = new Map<number, number>();
   private lengthSum = 0;
   private dead = 0;
   private postingCount = 0;
+  private textChars = 0;
 
   /** Live rows. */
   get size(): number {
@@ -53,7 +55,7 @@ export class LexicalIndex {
 
   /** Approximate heap bytes held. */
   get bytes(): number {
-    return this.postingCount * 16 + this.docIds.length * 48 + this.terms.size * 96;
+    return this.postingCount * 16 + this.docIds.length * 48 + this.terms.size * 96 + this.textChars;
   }
 
   /** Adds a row (replacing what was indexed under its pk). */
@@ -75,9 +77,11 @@ export class LexicalIndex {
     const doc = this.docIds.length;
     this.docIds.push(id);
     this.docMetas.push(meta);
+    this.docTexts.push(text);
     this.docLengths.push(length);
     this.docOfPk.set(meta.pk, doc);
     this.lengthSum += length;
+    this.textChars += text.length;
     for (const [key, tf] of counts) {
       let list = this.terms.get(key);
       if (list === undefined) this.terms.set(key, (list = { docs: [], tfs: [] }));
@@ -93,6 +97,8 @@ export class LexicalIndex {
     if (doc === undefined) return false;
     this.docOfPk.delete(pk);
     this.docIds[doc] = null;
+    this.textChars -= (this.docTexts[doc] as string).length;
+    this.docTexts[doc] = '';
     this.lengthSum -= this.docLengths[doc] as number;
     this.dead++;
     if (this.dead > Math.max(1024, this.size)) this.compact();
@@ -111,6 +117,11 @@ export class LexicalIndex {
 
   metaOf(doc: number): SlotMeta {
     return this.docMetas[doc] as SlotMeta;
+  }
+
+  /** Text of a live document ('' once dead). */
+  textOf(doc: number): string {
+    return this.docTexts[doc] as string;
   }
 
   lengthOf(doc: number): number {
@@ -147,6 +158,7 @@ export class LexicalIndex {
     const renumber = new Int32Array(this.docIds.length).fill(-1);
     const docIds: Array<string | null> = [];
     const docMetas: SlotMeta[] = [];
+    const docTexts: string[] = [];
     const docLengths: number[] = [];
     this.docIds.forEach((id, doc) => {
       if (id === null) return;
@@ -155,6 +167,7 @@ export class LexicalIndex {
       this.docOfPk.set(meta.pk, docIds.length);
       docIds.push(id);
       docMetas.push(meta);
+      docTexts.push(this.docTexts[doc] as string);
       docLengths.push(this.docLengths[doc] as number);
     });
     this.postingCount = 0;
@@ -173,6 +186,7 @@ export class LexicalIndex {
     }
     this.docIds = docIds;
     this.docMetas = docMetas;
+    this.docTexts = docTexts;
     this.docLengths = docLengths;
     this.dead = 0;
   }

@@ -330,11 +330,16 @@ export class SqliteStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
-      return this.prepare<[string, string], MemoryText>(
+      // Rows a lexical index holds are answered from memory; the rest are read.
+      const cached = this.lazyCache?.texts(tenant, ids) ?? new Map<string, MemoryText>();
+      const missing = cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
+      if (missing.length === 0) return [...cached.values()];
+      const read = this.prepare<[string, string], MemoryText>(
           `SELECT m.id AS id, m.text AS text, m.updated_at AS updatedAt FROM memories m
            WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
         )
-        .all(tenant, JSON.stringify(ids));
+        .all(tenant, JSON.stringify(missing));
+      return [...cached.values(), ...read];
     });
   }
 
@@ -559,12 +564,14 @@ export class SqliteStore implements MemoryStore {
         dim,
         query.filter.scope.user ?? ALL_USERS,
       );
-      const predicate = filterPredicate(query.filter, partition.statuses());
-      // A short id list is looked up slot by slot rather than tested against every cached row.
-      if (query.filter.ids !== undefined && query.filter.ids.length <= partition.size / 8) {
-        return partition.searchIds(unit, query.filter.ids, query.limit, predicate);
+      // A short id list is looked up slot by slot rather than tested against every cached row
+      // (the rest of the filter is still tested on each).
+      const { ids } = query.filter;
+      if (ids !== undefined && ids.length <= partition.size / 8) {
+        const rest = filterPredicate({ ...query.filter, ids: undefined }, partition.statuses());
+        return partition.searchIds(unit, ids, query.limit, rest);
       }
-      return partition.search(unit, query.limit, predicate, this.options.searchThreads);
+      return partition.search(unit, query.limit, filterPredicate(query.filter, partition.statuses()), this.options.searchThreads);
     });
   }
 

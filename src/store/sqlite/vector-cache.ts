@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import type { MemoryText } from '../memory-store.js';
 import { LexicalIndex } from './lexical-index.js';
 import { VectorPartition, type SlotMeta } from './vector-partition.js';
 
@@ -237,6 +238,26 @@ export class VectorCache {
       this.evict(JSON.stringify([tenant, model, dim, user]));
     }
     return { partition: loaded.partition, index: loaded.lexical };
+  }
+
+  /**
+   * Texts of the given ids that a loaded lexical index of the tenant holds (after catching up
+   * with the database); ids it does not hold are absent.
+   */
+  texts(tenant: string, ids: readonly string[]): Map<string, MemoryText> {
+    this.sync();
+    const out = new Map<string, MemoryText>();
+    for (const p of this.partitions.values()) {
+      if (p.tenant !== tenant || p.lexical === null) continue;
+      for (const id of ids) {
+        if (out.has(id)) continue;
+        const pk = p.partition.pkOf(id);
+        const doc = pk === undefined ? undefined : p.lexical.docOf(pk);
+        if (doc === undefined) continue;
+        out.set(id, { id, text: p.lexical.textOf(doc), updatedAt: p.lexical.metaOf(doc).updatedAt });
+      }
+    }
+    return out;
   }
 
   private loaded(tenant: string, model: string, dim: number, user: string): LoadedPartition {
