@@ -634,7 +634,7 @@ describe('SQLite store', () => {
     expect(stamps).toEqual([{ applied_at: '2030-01-02T03:04:05.000Z' }]);
   });
 
-  it('preloadVectors loads a partition ahead of the first query', async () => {
+  it('preloadVectors loads a partition and its lexical index ahead of the first query', async () => {
     const store = openStore();
     const random = seededRandom(4);
     await store.insert(
@@ -645,9 +645,12 @@ describe('SQLite store', () => {
         }),
       ),
     );
+    expect(store.vectorCacheStats()).toMatchObject({ partitions: 0, lexicalIndexes: 0 });
     expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8, user: 'u' })).toBe(10);
+    expect(store.vectorCacheStats()).toMatchObject({ partitions: 1, lexicalIndexes: 1 });
     expect(await store.preloadVectors({ tenant: 't', model: 'test-model', dim: 8 })).toBe(30);
     expect(await store.preloadVectors({ tenant: 't', model: 'other', dim: 8 })).toBe(0);
+    expect(store.vectorCacheStats()).toMatchObject({ partitions: 3, lexicalIndexes: 3 });
   });
 
   it('createSqliteStore rejects a missing path with CONFIG_ERROR', () => {

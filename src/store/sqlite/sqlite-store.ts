@@ -182,11 +182,12 @@ export class SqliteStore implements MemoryStore {
     return this.lazyCache?.corruptSkipped ?? 0;
   }
 
-  /** Size of the in-memory vector cache (observability). */
-  vectorCacheStats(): { partitions: number; bytes: number; corruptSkipped: number } {
+  /** Size of the in-memory vector cache and its lexical indexes (observability). */
+  vectorCacheStats(): { partitions: number; lexicalIndexes: number; bytes: number; corruptSkipped: number } {
     const cache = this.lazyCache;
     return {
       partitions: cache?.partitionCount ?? 0,
+      lexicalIndexes: cache?.lexicalIndexCount ?? 0,
       bytes: cache?.cachedBytes ?? 0,
       corruptSkipped: cache?.corruptSkipped ?? 0,
     };
@@ -228,15 +229,16 @@ export class SqliteStore implements MemoryStore {
   }
 
   /**
-   * Loads a vector partition into the cache ahead of the first query (which otherwise pays the
-   * load: reading every vector of the partition once). Returns the number of cached vectors.
+   * Loads a vector partition and its lexical index into the cache ahead of the first query
+   * (which otherwise pays for reading every vector and text of the partition once). Returns the
+   * number of cached vectors.
    */
   preloadVectors(key: VectorPartitionKey): Promise<number> {
     return this.run('preloadVectors', () => {
       assertTenant(key.tenant);
       const cache = this.vectorCache();
       if (cache === null) return 0;
-      return cache.partition(key.tenant, key.model, key.dim, key.user ?? ALL_USERS).size;
+      return cache.lexical(key.tenant, key.model, key.dim, key.user ?? ALL_USERS).partition.size;
     });
   }
 

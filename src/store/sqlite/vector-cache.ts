@@ -145,6 +145,12 @@ export class VectorCache {
     return this.partitions.size;
   }
 
+  get lexicalIndexCount(): number {
+    let n = 0;
+    for (const p of this.partitions.values()) if (p.lexical !== null) n++;
+    return n;
+  }
+
   /** Brings loaded partitions up to date with the database. Cheap when nothing changed. */
   sync(): void {
     const version = this.dataVersionStmt.get() as number;
