@@ -2,14 +2,14 @@ import { bm25Scores, type Bm25Params } from '../text/bm25.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 import { lexicalWeightFor, type LexicalWeights } from './lexical-weights.js';
 
-/** One document of a candidate pool, as the fusion sees it. */
-export interface FusionDocument {
-  text: string;
-  /** The text's tokens when the caller already has them (e.g. from a token cache). */
-  tokens?: readonly string[] | undefined;
-  /** Cosine with the query vector (0 when the memory has no vector). */
-  cosine: number;
-}
+/**
+ * One document of a candidate pool, as the fusion sees it: its text, or its tokens when the
+ * caller already has them (e.g. from a token cache), and its cosine with the query vector (0 when
+ * the memory has no vector).
+ */
+export type FusionDocument =
+  | { text: string; tokens?: readonly string[] | undefined; cosine: number }
+  | { tokens: readonly string[]; cosine: number };
 
 /** The fusion's result for a pool, in input order. */
 export interface LinearFusionResult {
@@ -44,7 +44,7 @@ export function fuseLinear(
   }
   const scores = bm25Scores(
     queryTokens,
-    documents.map((d) => d.tokens ?? options.tokenize(d.text)),
+    documents.map((d) => d.tokens ?? ('text' in d ? options.tokenize(d.text) : [])),
     options.bm25,
   );
   documents.forEach((d, i) => (fused[i] = denseWeight * d.cosine + lexicalWeight * (scores.normalized[i] as number)));

@@ -4,7 +4,7 @@ import type { MemoryFilter, MemoryStore } from '../store/memory-store.js';
 import { topK } from '../vector/top-k.js';
 import { candidatePoolSize } from './candidate-pool.js';
 import type { LexicalWeights } from './lexical-weights.js';
-import { fuseLinear } from './linear-fusion.js';
+import { fuseLinear, type FusionDocument } from './linear-fusion.js';
 import type { TokenCache } from './token-cache.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 
@@ -151,12 +151,12 @@ export async function runRecall(
   }
   // A candidate whose text could not be read (deleted meanwhile) is left out.
   const candidates: Candidate[] = [];
-  const documents: Array<{ text: string; cosine: number; tokens: readonly string[] }> = [];
+  const documents: FusionDocument[] = [];
   for (const c of byId.values()) {
     const tokens = tokensOf.get(c.id);
     if (tokens === undefined) continue;
     candidates.push(c);
-    documents.push({ text: '', cosine: c.cosine, tokens });
+    documents.push({ tokens, cosine: c.cosine });
   }
   const fusion = fuseLinear(hasText ? tokens : [], documents, {
     weights: request.weights,
