@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/model/errors.js';
 import type { Memory } from '../../src/model/memory.js';
-import type { LexicalQuery, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
+import type { LexicalQuery, MemoryFilter, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 
 export interface StoreHandle {
@@ -627,6 +627,29 @@ export function runStoreConformance(
       const rows = await seedListRows(T);
       expect(ids((await store.list({ scope: { tenant: T }, key: 'k1' })).items)).toEqual([rows[0]!.id, rows[2]!.id]);
       expect((await store.list({ scope: { tenant: T }, key: 'none' })).items).toEqual([]);
+    });
+
+    test('list with one type or status, several, or none: one value is not a special case', async () => {
+      const T = tenant();
+      const rows = [
+        makeRecord({ scope: { tenant: T }, type: 'WorkingMemory', updatedAt: at(3) }),
+        makeRecord({ scope: { tenant: T }, type: 'WorkingMemory', updatedAt: at(1), status: 'archived' }),
+        makeRecord({ scope: { tenant: T }, type: 'UserMemory', updatedAt: at(2) }),
+        makeRecord({ scope: { tenant: T }, type: 'WorkingMemory', updatedAt: at(5) }),
+      ];
+      await store.insert(rows);
+      const list = async (filter: Partial<MemoryFilter>): Promise<string[]> =>
+        ids((await store.list({ scope: { tenant: T }, ...filter }, { order: 'updatedAt', direction: 'desc' })).items);
+      expect(await list({ types: ['WorkingMemory'] })).toEqual([rows[3]!.id, rows[0]!.id]);
+      expect(await list({ types: ['WorkingMemory'], statuses: ['archived'] })).toEqual([rows[1]!.id]);
+      expect(await list({ types: ['WorkingMemory', 'UserMemory'] })).toEqual([rows[3]!.id, rows[0]!.id, rows[2]!.id]);
+      expect(await list({ types: ['WorkingMemory'], statuses: ['activated', 'archived'] })).toEqual([
+        rows[3]!.id,
+        rows[0]!.id,
+        rows[1]!.id,
+      ]);
+      expect(await list({ types: [] })).toEqual([]);
+      expect(await list({ statuses: [] })).toEqual([]);
     });
 
     test('list filters by ids', async () => {

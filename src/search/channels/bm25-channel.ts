@@ -1,5 +1,6 @@
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 import { normalizeLexical } from './normalize-lexical.js';
+import { searchSpace } from './search-space.js';
 
 /**
  * BM25 channel: every token of every query text against the store's corpus index, so lexical
@@ -11,7 +12,9 @@ export const bm25Channel: SearchChannel = {
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     const terms = [...new Set(context.queryTexts.flatMap((t) => context.tokenize(t)))];
     if (terms.length === 0) return [];
-    return normalizeLexical(await context.store.lexicalSearch({ filter: context.filter, terms, limit: context.limit }));
+    return normalizeLexical(
+      await context.store.lexicalSearch({ filter: context.filter, terms, limit: context.limit, space: searchSpace(context) }),
+    );
   },
 };
 

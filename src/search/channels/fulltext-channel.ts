@@ -1,5 +1,6 @@
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 import { normalizeLexical } from './normalize-lexical.js';
+import { searchSpace } from './search-space.js';
 
 /**
  * Full-text channel: the 1–3 weighted keyword terms of the query (English scoring, jieba for
@@ -10,6 +11,13 @@ export const fulltextChannel: SearchChannel = {
   name: 'fulltext',
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     if (context.keywordTerms.length === 0) return [];
-    return normalizeLexical(await context.store.lexicalSearch({ filter: context.filter, terms: context.keywordTerms, limit: context.limit }));
+    return normalizeLexical(
+      await context.store.lexicalSearch({
+        filter: context.filter,
+        terms: context.keywordTerms,
+        limit: context.limit,
+        space: searchSpace(context),
+      }),
+    );
   },
 };

@@ -90,6 +90,12 @@ CREATE INDEX ${n.prefix}_tags ON ${n.memories} USING gin (tags);
 CREATE INDEX ${n.prefix}_fts ON ${n.memories} USING gin (fts);
 `,
   },
+  {
+    version: 2,
+    name: 'type-updated-index',
+    // The searcher's working-memory path lists one type's newest rows of a scope.
+    sql: (n) => `CREATE INDEX ${n.prefix}_type_updated ON ${n.memories} (tenant, type, updated_at, id);`,
+  },
 ];
 
 async function tryExtension(client: pg.PoolClient, name: string): Promise<boolean> {

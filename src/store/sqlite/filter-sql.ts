@@ -32,13 +32,18 @@ export function filterSql(filter: MemoryFilter): SqlFragment {
       params.push(value);
     }
   }
-  const statuses = filter.statuses ?? DEFAULT_STATUSES;
-  parts.push('m.status IN (SELECT value FROM json_each(?))');
-  params.push(JSON.stringify(statuses));
-  if (filter.types !== undefined) {
-    parts.push('m.type IN (SELECT value FROM json_each(?))');
-    params.push(JSON.stringify(filter.types));
-  }
+  // One value is written as an equality, which the planner can match with an index.
+  const oneOf = (column: string, values: readonly string[]): void => {
+    if (values.length === 1) {
+      parts.push(`${column} = ?`);
+      params.push(values[0]);
+    } else {
+      parts.push(`${column} IN (SELECT value FROM json_each(?))`);
+      params.push(JSON.stringify(values));
+    }
+  };
+  oneOf('m.status', filter.statuses ?? DEFAULT_STATUSES);
+  if (filter.types !== undefined) oneOf('m.type', filter.types);
   if (filter.key !== undefined) {
     parts.push('m.key = ?');
     params.push(filter.key);

@@ -87,6 +87,13 @@ CREATE VIRTUAL TABLE memories_fts USING fts5 (
 CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab (memories_fts, 'row');
 `,
   },
+  {
+    version: 3,
+    name: 'type-updated-index',
+    // The searcher's working-memory path lists one type's newest rows of a scope: without it,
+    // every matching row of the scope was read and sorted (8.8 ms per search at 10k rows).
+    sql: 'CREATE INDEX memories_type_updated ON memories (tenant, type, updated_at, id);',
+  },
 ];
 
 /**

@@ -31,8 +31,12 @@ interface FilterMatch {
   gathered: Float32Array | Int8Array | null;
 }
 
-/** Recent filters remembered per partition. */
-const FILTER_MEMORY = 4;
+/**
+ * Recent filters remembered per partition. A search runs several paths (one per group of memory
+ * types, each with a priority pass), so this must cover all of one search's filters or each
+ * search re-tests every row for each of them.
+ */
+const FILTER_MEMORY = 16;
 
 /** Extra candidates fetched from the float32 SIMD search before exact float64 re-scoring. */
 const RESCORE_MARGIN = 8;
@@ -103,7 +107,9 @@ export class VectorPartition {
 
   /** Approximate heap bytes held. */
   get bytes(): number {
-    return this.data.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160;
+    let remembered = 0;
+    for (const m of this.filterMatches.values()) remembered += m.matching.length * 8 + (m.gathered?.byteLength ?? 0);
+    return this.data.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered;
   }
 
   /** Statuses present among the cached rows. */
