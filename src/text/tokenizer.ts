@@ -5,7 +5,8 @@ import { REFERENCE_STOPWORDS } from './stopwords.js';
 export type Tokenizer = (text: string) => string[];
 
 const ASCII_WORD = /[a-z0-9]+/g;
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+// Every code unit below 0x80 (control characters included).
+const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
 // Letters and digits of any script; marks stay attached to their base letter.
 const UNICODE_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 // Accents on Latin, Greek and Cyrillic letters are folded (café = cafe); marks of other scripts carry meaning.
