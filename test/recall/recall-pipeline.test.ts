@@ -51,21 +51,24 @@ describe('runRecall with a token cache', () => {
   it.each([
     ['engram', ENGRAM_PROFILE],
     ['seed', SEED_PROFILE],
-  ])('reads candidates’ texts once, then ranks from cached tokens with the same result (%s)', async (_name, profile) => {
-    const { store, asked } = await storeWithTexts();
-    const tokenCache = new TokenCache();
-    const uncached = await runRecall({ store }, request(profile));
-    asked.length = 0;
-    const first = await runRecall({ store, tokenCache }, request(profile));
-    const firstAsked = asked.flat().length;
-    expect(firstAsked).toBe(first.poolSize);
-    asked.length = 0;
-    const second = await runRecall({ store, tokenCache }, request(profile));
-    expect(asked.flat()).toEqual([]);
-    expect(summary(second)).toEqual(summary(first));
-    expect(summary(first)).toEqual(summary(uncached));
-    expect(first.hits.length).toBe(5);
-  });
+  ])(
+    'reads candidates’ texts once, then ranks from cached tokens with the same result (%s)',
+    async (_name, profile) => {
+      const { store, asked } = await storeWithTexts();
+      const tokenCache = new TokenCache();
+      const uncached = await runRecall({ store }, request(profile));
+      asked.length = 0;
+      const first = await runRecall({ store, tokenCache }, request(profile));
+      const firstAsked = asked.flat().length;
+      expect(firstAsked).toBe(first.poolSize);
+      asked.length = 0;
+      const second = await runRecall({ store, tokenCache }, request(profile));
+      expect(asked.flat()).toEqual([]);
+      expect(summary(second)).toEqual(summary(first));
+      expect(summary(first)).toEqual(summary(uncached));
+      expect(first.hits.length).toBe(5);
+    },
+  );
 
   it('re-reads a candidate whose text changed, and ranks by the new text', async () => {
     const { store, asked } = await storeWithTexts();

@@ -60,7 +60,8 @@ const LEXICAL_MODES: LexicalMode[] = [
   { name: 'every row', record: (overrides) => makeRecord(overrides), space: undefined },
   {
     name: 'the rows of an embedding space',
-    record: (overrides) => withVector(randomVector(seededRandom(overrides.text?.length ?? 1), 8), 'test-model', overrides),
+    record: (overrides) =>
+      withVector(randomVector(seededRandom(overrides.text?.length ?? 1), 8), 'test-model', overrides),
     space: { model: 'test-model', dim: 8 },
   },
 ];
@@ -1104,26 +1105,38 @@ export function runStoreConformance(
       const T = tenant();
       const random = seededRandom(31);
       const inSpace = withVector(randomVector(random, 8), 'test-model', { scope: { tenant: T }, text: 'wombat one' });
-      const otherModel = withVector(randomVector(random, 8), 'other-model', { scope: { tenant: T }, text: 'wombat two' });
-      const otherDim = withVector(randomVector(random, 4), 'test-model', { scope: { tenant: T, user: 'u4' }, text: 'wombat three' });
+      const otherModel = withVector(randomVector(random, 8), 'other-model', {
+        scope: { tenant: T },
+        text: 'wombat two',
+      });
+      const otherDim = withVector(randomVector(random, 4), 'test-model', {
+        scope: { tenant: T, user: 'u4' },
+        text: 'wombat three',
+      });
       const noVector = makeRecord({ scope: { tenant: T }, text: 'wombat four' });
       await store.insert([inSpace, otherModel, otherDim, noVector]);
       const find = async (space?: { model: string; dim: number }): Promise<string[]> =>
-        ids(await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 10, space })).sort();
+        ids(
+          await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 10, space }),
+        ).sort();
       expect(await find({ model: 'test-model', dim: 8 })).toEqual([inSpace.id]);
       expect(await find({ model: 'other-model', dim: 8 })).toEqual([otherModel.id]);
       expect(await find({ model: 'test-model', dim: 4 })).toEqual([otherDim.id]);
       expect(await find({ model: 'absent-model', dim: 8 })).toEqual([]);
       expect(await find()).toEqual([inSpace.id, otherModel.id, otherDim.id, noVector.id].sort());
       await expectCode(
-        store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['wombat'], limit: 10, space: { model: '', dim: 8 } }),
+        store.lexicalSearch({
+          filter: { scope: { tenant: T } },
+          terms: ['wombat'],
+          limit: 10,
+          space: { model: '', dim: 8 },
+        }),
         'INVALID_INPUT',
       );
     });
 
     for (const mode of LEXICAL_MODES) {
       describe(`lexical search over ${mode.name}`, () => {
-
         test('lexicalSearch finds rows by any term', async () => {
           const T = tenant();
           const a = mode.record({ scope: { tenant: T }, text: 'The zebra crossed the road' });
@@ -1137,9 +1150,9 @@ export function runStoreConformance(
           });
           expect(ids(got).sort()).toEqual([a.id, b.id].sort());
           for (const hit of got) expect(Number.isFinite(hit.score)).toBe(true);
-          expect(ids(await lexical(mode, { filter: { scope: { tenant: T } }, terms: ['ZEBRA'], limit: 10 }))).toEqual(
-            [a.id],
-          );
+          expect(ids(await lexical(mode, { filter: { scope: { tenant: T } }, terms: ['ZEBRA'], limit: 10 }))).toEqual([
+            a.id,
+          ]);
           expect(await lexical(mode, { filter: { scope: { tenant: T } }, terms: ['absent'], limit: 10 })).toEqual([]);
           expect(await lexical(mode, { filter: { scope: { tenant: T } }, terms: [], limit: 10 })).toEqual([]);
         });
@@ -1314,7 +1327,9 @@ export function runStoreConformance(
             expectIds((r) => r.status === 'activated' && r.tags.includes('four')),
           );
           expect(await search({ statuses: ['archived'] })).toEqual(expectIds((r) => r.status === 'archived'));
-          expect(await search({ ids: [rows[0]!.id, rows[1]!.id, rows[5]!.id] })).toEqual([rows[0]!.id, rows[1]!.id].sort());
+          expect(await search({ ids: [rows[0]!.id, rows[1]!.id, rows[5]!.id] })).toEqual(
+            [rows[0]!.id, rows[1]!.id].sort(),
+          );
           expect(await search({}, 7)).toHaveLength(7);
         });
 
@@ -1325,7 +1340,6 @@ export function runStoreConformance(
           await store.delete(T, [r.id]);
           expect(await lexical(mode, { filter: { scope: { tenant: T } }, terms: ['axolotl'], limit: 5 })).toEqual([]);
         });
-
       });
     }
 

@@ -33,7 +33,11 @@ function corpus(seed: number, n: number, prefix: string, tenant: string): Return
   return Array.from({ length: n }, (_, i) => {
     const length = 2 + Math.floor(random() * 11);
     const words = Array.from({ length }, () => WORDS[Math.floor(random() * random() * WORDS.length)] as string);
-    return withVector(randomVector(random, 4), 'test-model', { id: `${prefix}${i}`, scope: { tenant }, text: words.join(' ') });
+    return withVector(randomVector(random, 4), 'test-model', {
+      id: `${prefix}${i}`,
+      scope: { tenant },
+      text: words.join(' '),
+    });
   });
 }
 
@@ -83,7 +87,12 @@ describe('SQLite lexical channel from the vector cache', () => {
     await alone.insert(mine);
     await shared.insert(corpus(3, 500, 'a', 'a'));
     await shared.insert(mine);
-    const query: LexicalQuery = { filter: { scope: { tenant: 'b' } }, terms: ['apple', 'grape'], limit: 20, space: SPACE };
+    const query: LexicalQuery = {
+      filter: { scope: { tenant: 'b' } },
+      terms: ['apple', 'grape'],
+      limit: 20,
+      space: SPACE,
+    };
     const a = await alone.lexicalSearch(query);
     const b = await shared.lexicalSearch(query);
     expect(a.length).toBeGreaterThan(0);
@@ -94,9 +103,23 @@ describe('SQLite lexical channel from the vector cache', () => {
   it('applies the scope filter: statuses, types, session and ids', async () => {
     const store = open();
     await store.insert([
-      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'on', scope: { tenant: 't', session: 's1' }, text: 'apple pie' }),
-      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'old', scope: { tenant: 't', session: 's1' }, text: 'apple tart', status: 'archived' }),
-      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'other', scope: { tenant: 't', session: 's2' }, text: 'apple', type: 'UserMemory' }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', {
+        id: 'on',
+        scope: { tenant: 't', session: 's1' },
+        text: 'apple pie',
+      }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', {
+        id: 'old',
+        scope: { tenant: 't', session: 's1' },
+        text: 'apple tart',
+        status: 'archived',
+      }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', {
+        id: 'other',
+        scope: { tenant: 't', session: 's2' },
+        text: 'apple',
+        type: 'UserMemory',
+      }),
       makeRecord({ id: 'novector', scope: { tenant: 't' }, text: 'apple' }),
     ]);
     const ids = async (filter: LexicalQuery['filter']): Promise<string[]> =>
@@ -109,19 +132,35 @@ describe('SQLite lexical channel from the vector cache', () => {
     expect(await ids({ scope: { tenant: 'nobody' } })).toEqual([]);
     // Without a space every row is a candidate, including the one without a vector.
     expect(
-      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['apple'], limit: 10 })).map((h) => h.id).sort(),
+      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: ['apple'], limit: 10 }))
+        .map((h) => h.id)
+        .sort(),
     ).toEqual(['novector', 'on', 'other']);
   });
 
   it('finds CJK words (bigram phrases and single characters) and accented words', async () => {
     const store = open();
     await store.insert([
-      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', { id: 'zh', scope: { tenant: 't' }, text: '我对花生过敏' }),
-      withVector(new Float32Array([0, 1, 0, 0]), 'test-model', { id: 'fr', scope: { tenant: 't' }, text: 'Un café au lait' }),
-      withVector(new Float32Array([0, 0, 1, 0]), 'test-model', { id: 'ru', scope: { tenant: 't' }, text: 'Ёжик в тумане' }),
+      withVector(new Float32Array([1, 0, 0, 0]), 'test-model', {
+        id: 'zh',
+        scope: { tenant: 't' },
+        text: '我对花生过敏',
+      }),
+      withVector(new Float32Array([0, 1, 0, 0]), 'test-model', {
+        id: 'fr',
+        scope: { tenant: 't' },
+        text: 'Un café au lait',
+      }),
+      withVector(new Float32Array([0, 0, 1, 0]), 'test-model', {
+        id: 'ru',
+        scope: { tenant: 't' },
+        text: 'Ёжик в тумане',
+      }),
     ]);
     const ids = async (term: string): Promise<string[]> =>
-      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [term], limit: 10, space: SPACE })).map((h) => h.id);
+      (await store.lexicalSearch({ filter: { scope: { tenant: 't' } }, terms: [term], limit: 10, space: SPACE })).map(
+        (h) => h.id,
+      );
     expect(await ids('花生')).toEqual(['zh']);
     expect(await ids('花生过敏')).toEqual(['zh']);
     expect(await ids('生')).toEqual(['zh']);
@@ -270,7 +309,7 @@ describe('LexicalIndex', () => {
   it('reads only the newest accepted postings when bounded', () => {
     const index = new LexicalIndex();
     for (let i = 0; i < 10; i++) index.add(`r${i}`, meta(i + 1), 'same words');
-    const newest = index.postings(termKey('body', 'same'), 3, (doc) => (index.metaOf(doc).pk % 2) === 0);
+    const newest = index.postings(termKey('body', 'same'), 3, (doc) => index.metaOf(doc).pk % 2 === 0);
     expect(newest.docs.map((d) => index.idOf(d))).toEqual(['r9', 'r7', 'r5']);
   });
 });

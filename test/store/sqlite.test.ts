@@ -570,7 +570,10 @@ describe('SQLite store', () => {
       const q = { filter, vector: query, model: 'test-model', limit: 20 };
       const got = await cached.denseSearch(q);
       const want = await scan.denseSearch(q);
-      expect(got.map((h) => h.id), JSON.stringify(filter)).toEqual(want.map((h) => h.id));
+      expect(
+        got.map((h) => h.id),
+        JSON.stringify(filter),
+      ).toEqual(want.map((h) => h.id));
       got.forEach((h, i) => expect(h.cosine).toBeCloseTo(want[i]!.cosine, 9));
     }
   });

@@ -56,7 +56,8 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
       }
       if (seen !== 1) continue;
       const tf = tfs[j] as number;
-      scores[doc] = (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
+      scores[doc] =
+        (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
     }
   }
   const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);

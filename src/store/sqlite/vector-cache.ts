@@ -122,7 +122,9 @@ export class VectorCache {
     this.maxSeqStmt = db.prepare('SELECT max(seq) AS seq FROM memory_changes');
     this.minSeqStmt = db.prepare('SELECT min(seq) AS seq FROM memory_changes');
     this.changesStmt = db.prepare('SELECT seq, tenant, id FROM memory_changes WHERE seq > ? ORDER BY seq');
-    this.rowStmt = db.prepare(`SELECT ${VECTOR_COLUMNS}, m.text AS text FROM memories m WHERE m.tenant = ? AND m.id = ?`);
+    this.rowStmt = db.prepare(
+      `SELECT ${VECTOR_COLUMNS}, m.text AS text FROM memories m WHERE m.tenant = ? AND m.id = ?`,
+    );
   }
 
   /** Called after every committed write of this process. */
@@ -227,7 +229,12 @@ export class VectorCache {
    * The partition and the inverted index of its rows' text, building the index on first use
    * (one read of the partition's texts); kept in step with writes like the vectors.
    */
-  lexical(tenant: string, model: string, dim: number, user: string): { partition: VectorPartition; index: LexicalIndex } {
+  lexical(
+    tenant: string,
+    model: string,
+    dim: number,
+    user: string,
+  ): { partition: VectorPartition; index: LexicalIndex } {
     const loaded = this.loaded(tenant, model, dim, user);
     if (loaded.lexical === null) {
       const index = new LexicalIndex();
