@@ -179,6 +179,23 @@ describe('Engram facade', () => {
     await engram.close();
   });
 
+  it("never ranks one tenant's memory with another's tokens, even with the same id and update time", async () => {
+    const fixed = new Date('2026-06-01T00:00:00.000Z');
+    const engram = await open(createTableEmbedder({ dim: 8 }), { clock: () => fixed });
+    await engram.add({ id: 'same', text: 'kiwi mango papaya' }, { scope: { tenant: 'a' } });
+    await engram.add({ id: 'same', text: 'quiet harbour at dawn' }, { scope: { tenant: 'b' } });
+    await engram.add({ id: 'other', text: 'kiwi orchard' }, { scope: { tenant: 'b' } });
+    // Tenant a first: its memory's tokens enter the token cache.
+    const a = await engram.recall('kiwi mango', { scope: { tenant: 'a' }, threshold: -1 });
+    expect(a.hits[0]?.explanation.bm25Raw).toBeGreaterThan(0);
+    const b = await engram.recall('kiwi mango', { scope: { tenant: 'b' }, threshold: -1 });
+    const same = b.hits.find((h) => h.memory.id === 'same');
+    expect(same?.memory.text).toBe('quiet harbour at dawn');
+    expect(same?.explanation.bm25Raw).toBe(0);
+    expect(b.hits.find((h) => h.memory.id === 'other')?.explanation.bm25Raw).toBeGreaterThan(0);
+    await engram.close();
+  });
+
   it('applies the threshold and reports what it cut', async () => {
     const engram = await open(createTableEmbedder({}));
     const scope = { tenant: 't' };
