@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { VectorPartition, type SlotMeta } from '../../src/store/sqlite/vector-partition.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
+import { jsCosine, seededRandom } from './fixtures/records.js';
+
+/** Queries as the store passes them: unit length. */
+function queries(seed: number, n: number, shared: number): Float32Array[] {
+  return rows(seed, n, shared).map((v) => unitVector(v) as Float32Array);
+}
+
+const DIM = 64;
+
+function meta(pk: number): SlotMeta {
+  return {
+    status: 'activated',
+    type: 'LongTermMemory',
+    agent: null,
+    session: null,
+    collection: null,
+    key: null,
+    tags: [],
+    updatedAt: 'u',
+    pk,
+  };
+}
+
+/** Unit-scale Gaussian vectors; with `shared`, every row also carries the same large first components. */
+function rows(seed: number, n: number, shared: number): Float32Array[] {
+  const random = seededRandom(seed);
+  const gauss = (): number => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
+  return Array.from({ length: n }, () => {
+    const v = new Float32Array(DIM);
+    for (let i = 0; i < DIM; i++) v[i] = i < 4 ? shared + gauss() * 0.01 : gauss() * 0.03;
+    return v;
+  });
+}
+
+function load(vectors: Float32Array[], quantizeAbove: number): VectorPartition {
+  const partition = new VectorPartition(DIM, vectors.length, { quantizeAbove });
+  partition.bulkLoad(() => vectors.forEach((v, i) => partition.upsert(`r${i}`, meta(i + 1), v)));
+  return partition;
+}
+
+function exactTop(vectors: Float32Array[], query: Float32Array, k: number): string[] {
+  return vectors
+    .map((v, i) => ({ id: `r${i}`, score: jsCosine(v, query) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, k)
+    .map((r) => r.id);
+}
+
+describe('VectorPartition int8 pre-selection', () => {
+  it('is used for ordinary embeddings and returns the exact top 100', () => {
+    const vectors = rows(1, 3000, 0);
+    const partition = load(vectors, 1000);
+    expect(partition.quantized).toBe(true);
+    for (const query of queries(2, 20, 0)) {
+      expect(partition.search(query, 100, null).map((h) => h.id)).toEqual(exactTop(vectors, query, 100));
+    }
+  });
+
+  it('is refused when every row shares a few large components, and search stays exact', () => {
+    // One scale for all dimensions leaves the small, informative components a few int8 steps.
+    const vectors = rows(3, 3000, 0.5);
+    const partition = load(vectors, 1000);
+    expect(partition.quantized).toBe(false);
+    for (const query of queries(4, 20, 0.5)) {
+      expect(partition.search(query, 100, null).map((h) => h.id)).toEqual(exactTop(vectors, query, 100));
+    }
+  });
+
+  it('keeps ties among duplicate rows from counting against int8', () => {
+    const base = rows(5, 1500, 0);
+    const vectors = [...base, ...base.map((v) => Float32Array.from(v))];
+    expect(load(vectors, 1000).quantized).toBe(true);
+  });
+});
