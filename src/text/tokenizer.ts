@@ -4,7 +4,6 @@ import { REFERENCE_STOPWORDS } from './stopwords.js';
 /** Splits text into lexical tokens. */
 export type Tokenizer = (text: string) => string[];
 
-const ASCII_WORD = /[a-z0-9]+/g;
 // Every code unit below 0x80 (control characters included).
 const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
 // Letters and digits of any script; marks stay attached to their base letter.
@@ -19,10 +18,30 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
  * The reference tokenizer, reproduced exactly: lowercase, ASCII `[a-z0-9]+` runs, the 41 stopwords
  * removed. Accented, Cyrillic and CJK text yields no tokens — that is the reference's behaviour.
  */
-export const referenceTokenize: Tokenizer = (text) => {
-  const words = text.toLowerCase().match(ASCII_WORD);
-  return words === null ? [] : words.filter((word) => !REFERENCE_STOPWORDS.has(word));
-};
+export const referenceTokenize: Tokenizer = (text) => asciiWords(text);
+
+/**
+ * The `[a-z0-9]+` runs of the lowercased text minus the reference stopwords, each passed through
+ * `map` — one scan of character codes (the same tokens as the regular expression, without its
+ * match arrays: this runs for every candidate of every recall).
+ */
+function asciiWords(text: string, map?: (word: string) => string): string[] {
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start < 0) continue;
+    const word = lower.slice(start, i);
+    start = -1;
+    if (!REFERENCE_STOPWORDS.has(word)) out.push(map === undefined ? word : map(word));
+  }
+  return out;
+}
 
 /** Lowercases, applies NFKC and folds Latin/Greek/Cyrillic diacritics. */
 export function normalizeForMatching(text: string): string {
@@ -73,7 +92,8 @@ const ENGLISH_WORD = /^[a-z]+$/;
  * "paintings" and "painted" both score as "paint". Other tokens are unchanged. Used for scoring
  * candidates; retrieval from a full-text index keeps the unstemmed words.
  */
-export const stemmedTokenize: Tokenizer = (text) => unicodeTokenize(text).map(stem);
+export const stemmedTokenize: Tokenizer = (text) =>
+  ASCII_ONLY.test(text) ? asciiWords(text, stem) : unicodeTokenize(text).map(stem);
 
 /** Stems already computed: a vocabulary is small next to the number of tokens stemmed. */
 const STEMS = new Map<string, string>();

@@ -15,6 +15,19 @@ describe('reference tokenizer', () => {
   it('drops accented, Cyrillic and CJK letters as the reference does', () => {
     expect(referenceTokenize('Café Москва 東京')).toEqual(['caf']);
   });
+
+  it('gives the tokens of the reference regular expression on any text', () => {
+    let seed = 11;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    // ASCII, accents, a Turkish dotted I and a Kelvin sign (both lowercase to ASCII letters), CJK, emoji.
+    const alphabet = ['a', 'B', 'z', '0', '9', ' ', '-', "'", '_', 'é', 'İ', '\u212a', '東', '😀', 'the', 'And'];
+    const oracle = (text: string): string[] =>
+      (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !REFERENCE_STOPWORDS.has(w));
+    for (let i = 0; i < 500; i++) {
+      const text = Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      expect(referenceTokenize(text), JSON.stringify(text)).toEqual(oracle(text));
+    }
+  });
 });
 
 describe('unicode tokenizer', () => {
@@ -64,5 +77,20 @@ describe('stemmed tokenizer', () => {
     expect(stemmedTokenize('Москва 東京 café')).toEqual(['москва', '東京', 'cafe']);
     // Stems are memoised: the second time gives the same answer.
     expect(stemmedTokenize('Paintings of running horses')).toEqual(['paint', 'run', 'hors']);
+  });
+
+  it('stems exactly the Unicode tokens, through the ASCII path too', async () => {
+    const { stemmedTokenize } = await import('../../src/text/tokenizer.js');
+    const { stemmer } = await import('stemmer');
+    const oracle = (text: string): string[] => unicodeTokenize(text).map((t) => (/^[a-z]+$/.test(t) ? stemmer(t) : t));
+    for (const text of [
+      'She was painting the running horses in 2024, happily',
+      'Caroline: I went to the LGBTQ support group yesterday!',
+      'connections connected connecting 3rd 42nd',
+      'Ünïcödé café and résumés were reviewed',
+      '他们 went hiking in 東京',
+    ]) {
+      expect(stemmedTokenize(text), text).toEqual(oracle(text));
+    }
   });
 });
