@@ -9,8 +9,7 @@ import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-stor
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
 import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
-import type { SlotMeta } from '../../src/store/sqlite/vector-partition.js';
-import { makeRecord, randomVector, seededRandom, withVector } from './fixtures/records.js';
+import { makeRecord, randomVector, seededRandom, slotMeta, withVector } from './fixtures/records.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
 const SPACE = { model: 'test-model', dim: 4 };
@@ -270,35 +269,23 @@ describe('unicode61Tokens', () => {
 });
 
 describe('LexicalIndex', () => {
-  const meta = (pk: number): SlotMeta => ({
-    status: 'activated',
-    type: 'LongTermMemory',
-    agent: null,
-    session: null,
-    collection: null,
-    key: null,
-    tags: [],
-    updatedAt: 'u',
-    pk,
-  });
-
   it('keeps postings, lengths and sizes right through adds, replacements and removals', () => {
     const index = new LexicalIndex();
-    index.add('a', meta(1), 'red fox red');
-    index.add('b', meta(2), 'blue fox');
+    index.add('a', slotMeta(1), 'red fox red');
+    index.add('b', slotMeta(2), 'blue fox');
     expect(index.size).toBe(2);
     expect(index.meanLength).toBe(2.5);
     const red = index.postings(termKey('body', 'red'));
     expect(red.docs.map((d) => index.idOf(d))).toEqual(['a']);
     expect(red.tfs).toEqual([2]);
-    index.add('a', meta(1), 'green'); // replaces row 1
+    index.add('a', slotMeta(1), 'green'); // replaces row 1
     expect(index.postings(termKey('body', 'red')).docs).toEqual([]);
     expect(index.postings(termKey('body', 'fox')).docs.map((d) => index.idOf(d))).toEqual(['b']);
     expect(index.remove(2)).toBe(true);
     expect(index.remove(2)).toBe(false);
     expect(index.size).toBe(1);
     expect(index.meanLength).toBe(1);
-    for (let i = 0; i < 3000; i++) index.add(`x${i % 7}`, meta(100 + (i % 7)), `w${i} shared`);
+    for (let i = 0; i < 3000; i++) index.add(`x${i % 7}`, slotMeta(100 + (i % 7)), `w${i} shared`);
     const shared = index.postings(termKey('body', 'shared'));
     expect(shared.docs.map((d) => index.idOf(d)).sort()).toEqual(['x0', 'x1', 'x2', 'x3', 'x4', 'x5', 'x6']);
     expect(index.storedCount(termKey('body', 'shared'))).toBeLessThan(3000); // compacted
@@ -308,7 +295,7 @@ describe('LexicalIndex', () => {
 
   it('reads only the newest accepted postings when bounded', () => {
     const index = new LexicalIndex();
-    for (let i = 0; i < 10; i++) index.add(`r${i}`, meta(i + 1), 'same words');
+    for (let i = 0; i < 10; i++) index.add(`r${i}`, slotMeta(i + 1), 'same words');
     const newest = index.postings(termKey('body', 'same'), 3, (doc) => index.metaOf(doc).pk % 2 === 0);
     expect(newest.docs.map((d) => index.idOf(d))).toEqual(['r9', 'r7', 'r5']);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { VectorPartition, type SlotMeta } from '../../src/store/sqlite/vector-partition.js';
+import { VectorPartition } from '../../src/store/sqlite/vector-partition.js';
 import { unitVector } from '../../src/vector/unit-cosine.js';
-import { jsCosine, seededRandom } from './fixtures/records.js';
+import { jsCosine, seededRandom, slotMeta } from './fixtures/records.js';
 
 /** Queries as the store passes them: unit length. */
 function queries(seed: number, n: number, shared: number): Float32Array[] {
@@ -9,20 +9,6 @@ function queries(seed: number, n: number, shared: number): Float32Array[] {
 }
 
 const DIM = 64;
-
-function meta(pk: number): SlotMeta {
-  return {
-    status: 'activated',
-    type: 'LongTermMemory',
-    agent: null,
-    session: null,
-    collection: null,
-    key: null,
-    tags: [],
-    updatedAt: 'u',
-    pk,
-  };
-}
 
 /** Unit-scale Gaussian vectors; with `shared`, every row also carries the same large first components. */
 function rows(seed: number, n: number, shared: number): Float32Array[] {
@@ -37,7 +23,7 @@ function rows(seed: number, n: number, shared: number): Float32Array[] {
 
 function load(vectors: Float32Array[], quantizeAbove: number): VectorPartition {
   const partition = new VectorPartition(DIM, vectors.length, { quantizeAbove });
-  partition.bulkLoad(() => vectors.forEach((v, i) => partition.upsert(`r${i}`, meta(i + 1), v)));
+  partition.bulkLoad(() => vectors.forEach((v, i) => partition.upsert(`r${i}`, slotMeta(i + 1), v)));
   return partition;
 }
 
