@@ -9,6 +9,7 @@ import type { MemoryRecord } from '../../src/store/memory-store.js';
 import { createPostgresStore, runPg, type PostgresStore } from '../../src/store/postgres/index.js';
 import { isEngramError } from '../../src/model/errors.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
+import { withVector } from './fixtures/records.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {
@@ -19,26 +20,7 @@ afterAll(async () => {
 });
 
 function record(id: string, tenant = 't1'): MemoryRecord {
-  const now = '2024-01-01T00:00:00.000Z';
-  return {
-    id,
-    text: `memory ${id}`,
-    type: 'LongTermMemory',
-    key: null,
-    tags: [],
-    level: null,
-    summary: null,
-    background: null,
-    sources: [],
-    scope: { tenant, user: 'u1' },
-    metadata: {},
-    statedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    status: 'activated',
-    embedding: { model: 'm', dim: 3 },
-    vector: new Float32Array([1, 0, 0]),
-  };
+  return withVector(new Float32Array([1, 0, 0]), 'm', { id, text: `memory ${id}`, scope: { tenant, user: 'u1' } });
 }
 
 describe('serialization conflicts', () => {

@@ -16,6 +16,7 @@ import {
 } from '../../src/store/postgres/index.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { runStoreConformance } from './conformance.js';
+import { makeRecord } from './fixtures/records.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {
@@ -77,25 +78,7 @@ describe('postgres specifics', () => {
 
   it('hostile terms never reach tsquery syntax on the server', async () => {
     const store = await createPostgresStore({ connectionString: cluster.url, schema: 'tsquery_safety' });
-    const rec = (id: string, text: string): MemoryRecord => ({
-      id,
-      text,
-      type: 'LongTermMemory',
-      key: null,
-      tags: [],
-      level: null,
-      summary: null,
-      background: null,
-      sources: [],
-      scope: { tenant: 't' },
-      metadata: {},
-      statedAt: null,
-      createdAt: '2024-01-01T00:00:00.000Z',
-      updatedAt: '2024-01-01T00:00:00.000Z',
-      status: 'activated',
-      embedding: null,
-      vector: null,
-    });
+    const rec = (id: string, text: string): MemoryRecord => makeRecord({ id, text, scope: { tenant: 't' } });
     await store.insert([rec('and', 'cats AND dogs near the river'), rec('other', 'nothing relevant here')]);
     const hostile = [
       "'",
