@@ -3,7 +3,7 @@ import { dedupeByText } from '../../src/search/post/dedupe-by-text.js';
 import { mmrSelect } from '../../src/search/post/mmr.js';
 import { removeNearDuplicates } from '../../src/search/post/near-duplicates.js';
 import { trimByType } from '../../src/search/post/type-buckets.js';
-import { memory } from './memory-fixture.js';
+import { memory } from '../support/memory-fixture.js';
 
 describe('post-processing', () => {
   it('dedupes by text keeping the highest score', () => {

@@ -5,7 +5,7 @@ import { parseSelectedIds, selectMemories } from '../../src/search/reason/memory
 import { REWRITE_PROMPT } from '../../src/search/reason/memory-rewrite.js';
 import { STAGE_PROMPT } from '../../src/search/reason/stage-judge.js';
 import { startLocalServer, type LocalHttpServer, type ReceivedRequest } from '../support/local-http-server.js';
-import { memory } from './memory-fixture.js';
+import { memory } from '../support/memory-fixture.js';
 
 const servers: LocalHttpServer[] = [];
 afterEach(async () => {

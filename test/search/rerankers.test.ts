@@ -8,7 +8,7 @@ import { rerankDocuments } from '../../src/search/rank/rerank-documents.js';
 import type { RerankCandidate } from '../../src/search/rank/reranker.js';
 import { RerankerRegistry } from '../../src/search/rank/reranker-registry.js';
 import { startLocalServer, type LocalHttpServer, type ReceivedRequest } from '../support/local-http-server.js';
-import { memory } from './memory-fixture.js';
+import { memory } from '../support/memory-fixture.js';
 
 const servers: LocalHttpServer[] = [];
 afterEach(async () => {

@@ -3,34 +3,22 @@ import type { Hit } from '../../../src/model/hit.js';
 import type { Memory, MemoryInput } from '../../../src/model/memory.js';
 import type { Scope } from '../../../src/model/scope.js';
 import type { MemoryWriter, Recaller } from '../../../src/inject/recaller.js';
+import { memory as baseMemory } from '../../support/memory-fixture.js';
 
 export const SCOPE: Scope = { tenant: 't1', user: 'u1', session: 's1' };
 
 let counter = 0;
 
-/** A complete, real `Memory` value. */
+/** A complete, real `Memory` value with a fresh id, in {@link SCOPE}. */
 export function memory(text: string, overrides: Partial<Memory> = {}): Memory {
   counter += 1;
-  return {
-    id: `m-${counter}`,
-    text,
-    type: 'LongTermMemory',
-    key: null,
-    tags: [],
-    level: null,
-    summary: null,
-    background: null,
-    sources: [],
+  return baseMemory(`m-${counter}`, text, {
     scope: SCOPE,
-    metadata: {},
-    statedAt: null,
     createdAt: '2026-01-02T03:04:05.000Z',
     updatedAt: '2026-01-02T03:04:05.000Z',
-    status: 'activated',
-    usage: { count: 0, lastUsedAt: null },
     embedding: { model: 'test', dim: 3 },
     ...overrides,
-  };
+  });
 }
 
 export function hit(m: Memory, score = 0.8): Hit {
