@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Engram } from '../src/engram.js';
 import type { Embedder } from '../src/embed/embedder.js';
-import { EngramError } from '../src/model/errors.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { bm25Scores } from '../src/text/bm25.js';
 import { referenceTokenize } from '../src/text/tokenizer.js';
 import { cosine } from '../src/vector/cosine.js';
 import { createTableEmbedder } from './support/table-embedder.js';
+import { expectCode } from './support/expect-code.js';
 
 let dir: string;
 let path: string;
@@ -23,16 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(EngramError);
-  expect((error as EngramError).code).toBe(code);
-  return error as EngramError;
-}
 
 const WORDS = ['rust', 'python', 'garden', 'coffee', 'marathon', 'kyoto', 'piano', 'salmon', 'budget', 'violin', 'tennis', 'lisbon'];
 

@@ -10,8 +10,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemoryApi } from '../../src/api.js';
-import { EngramError } from '../../src/model/errors.js';
 import type { Memory } from '../../src/model/memory.js';
+import { expectCode } from '../support/expect-code.js';
 
 export interface ApiHandle {
   api: MemoryApi;
@@ -24,18 +24,6 @@ let counter = 0;
 function tenants(n: number): string[] {
   counter++;
   return Array.from({ length: n }, (_, i) => `t${i}-${process.pid}-${counter}`);
-}
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, `expected EngramError(${code})`).toBeInstanceOf(EngramError);
-  expect((caught as EngramError).code, (caught as Error).message).toBe(code);
-  return caught as EngramError;
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -11,6 +11,7 @@ import { EngramError } from '../../src/model/errors.js';
 import type { Memory } from '../../src/model/memory.js';
 import type { LexicalQuery, MemoryFilter, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
+import { expectCode } from '../support/expect-code.js';
 
 export interface StoreHandle {
   store: MemoryStore;
@@ -29,18 +30,6 @@ let tenantCounter = 0;
 function tenant(label = 't'): string {
   tenantCounter++;
   return `${label}-${process.pid}-${Date.now().toString(36)}-${tenantCounter}`;
-}
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, `expected EngramError(${code})`).toBeInstanceOf(EngramError);
-  expect((caught as EngramError).code).toBe(code);
-  return caught as EngramError;
 }
 
 /** What a record should look like when read back (no vector, usage zero). */

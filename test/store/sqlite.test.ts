@@ -16,6 +16,7 @@ import {
   type SqliteStoreOptions,
 } from '../../src/store/sqlite/index.js';
 import { jsCosine, makeRecord, randomVector, seededRandom, withVector } from './fixtures/records.js';
+import { expectCode } from '../support/expect-code.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
 
@@ -65,16 +66,6 @@ function runChild(args: string[]): Promise<string> {
     child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${err}`))));
   });
-}
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(EngramError);
-  expect((error as EngramError).code).toBe(code);
-  return error as EngramError;
 }
 
 describe('SQLite store', () => {
