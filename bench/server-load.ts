@@ -24,23 +24,13 @@ import { RemoteEngram } from '../src/client/remote-engram.js';
 import type { MemoryInput } from '../src/model/memory.js';
 import { openDefaultEngram } from '../src/server/open-default-engram.js';
 import { startServer } from '../src/server/start-server.js';
+import { mulberry32 } from './lib/synthetic-corpus.js';
 
 const SCOPE = { tenant: 'bench', user: 'load' };
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] !== undefined ? (process.argv[i + 1] as string) : fallback;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const NAMES = 'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter Yara'.split(' ');

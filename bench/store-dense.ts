@@ -11,6 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
 import type { MemoryRecord } from '../src/store/memory-store.js';
+import { mulberry32 } from './lib/synthetic-corpus.js';
 
 const DIM = 512;
 const K = 10;
@@ -18,24 +19,13 @@ const QUICK = process.argv.includes('--quick');
 const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
 const QUERIES = 200;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function gauss(random: () => number): number {
   return Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
 }
 
 /** Clustered vectors: 64 random centres, each row = centre + noise (like sentence embeddings). */
 function makeVectors(n: number, seed: number): Float32Array[] {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const centres = Array.from({ length: 64 }, () => Float32Array.from({ length: DIM }, () => gauss(random)));
   return Array.from({ length: n }, () => {
     const c = centres[Math.floor(random() * centres.length)] as Float32Array;
@@ -65,7 +55,7 @@ function textFor(i: number, random: () => number): string {
 
 async function build(path: string, vectors: Float32Array[]): Promise<{ store: SqliteStore; insertMs: number }> {
   const store = createSqliteStore({ path, synchronous: 'NORMAL' });
-  const random = rng(99);
+  const random = mulberry32(99);
   const t0 = performance.now();
   const batch = 2000;
   for (let start = 0; start < vectors.length; start += batch) {
@@ -167,7 +157,7 @@ async function denseBench(n: number, dir: string): Promise<{ row: DenseRow; stor
   const vectors = makeVectors(n, n);
   const { store, insertMs } = await build(join(dir, `dense-${n}.db`), vectors);
   const data = normalised(vectors);
-  const random = rng(7);
+  const random = mulberry32(7);
   const queries = Array.from({ length: QUERIES }, () => {
     const base = vectors[Math.floor(random() * n)] as Float32Array;
     return Float32Array.from(base, (x) => x + 0.5 * gauss(random));
