@@ -27,7 +27,6 @@ import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 
 import type { RecallOptions, RecallResult } from '../src/api.js';
-import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile } from '../src/import/locomo.js';
 import { formatContextBlock } from '../src/inject/context-block.js';
@@ -37,7 +36,7 @@ import { wrapOpenAI } from '../src/inject/wrappers/openai.js';
 import type { Hit } from '../src/model/hit.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
-import { openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
+import { lookupEmbedder, openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 import { buildCorpus } from './lib/synthetic-corpus.js';
 
@@ -67,21 +66,6 @@ function fixedRecaller(hits: Hit[]): Recaller {
         poolSize: hits.length,
         timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, rankMs: 0, totalMs: 0 },
       };
-    },
-  };
-}
-
-/** Serves precomputed vectors by text (loading the corpus without running the model). */
-function lookupEmbedder(model: string, dim: number, vectors: ReadonlyMap<string, Float32Array>): Embedder {
-  return {
-    model,
-    dim,
-    async embed(texts) {
-      return texts.map((t) => {
-        const v = vectors.get(t);
-        if (v === undefined) throw new Error(`no precomputed vector for ${JSON.stringify(t.slice(0, 60))}`);
-        return v;
-      });
     },
   };
 }

@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import type { RecallProfile, RecallResult } from '../src/api.js';
-import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile } from '../src/import/locomo.js';
 import { DEFAULT_LEXICAL_WEIGHTS } from '../src/recall/lexical-weights.js';
@@ -26,7 +25,7 @@ import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { DEFAULT_BM25 } from '../src/text/bm25.js';
 import { referenceTokenize } from '../src/text/tokenizer.js';
 import { parseArgs, parseIntList } from './lib/args.js';
-import { openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
+import { lookupEmbedder, openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
 import { exactTopK } from './lib/exact-scan.js';
 import { openPeerInWorker, type PeerKind, type WorkerPeer } from './lib/peer-worker.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './lib/synthetic-corpus.js';
@@ -158,21 +157,6 @@ function sameTop(actual: readonly string[], exact: ReadonlyArray<{ id: string; s
   return (
     missing.length === 0 || exact.filter((e) => !actual.includes(e.id)).every((e) => Math.abs(e.score - kth) < 1e-6)
   );
-}
-
-/** An embedder that serves precomputed vectors by text (the corpus and the queries). */
-function lookupEmbedder(model: string, dim: number, vectors: ReadonlyMap<string, Float32Array>): Embedder {
-  return {
-    model,
-    dim,
-    async embed(texts) {
-      return texts.map((t) => {
-        const v = vectors.get(t);
-        if (v === undefined) throw new Error(`no precomputed vector for ${JSON.stringify(t.slice(0, 60))}`);
-        return v;
-      });
-    },
-  };
 }
 
 async function main(): Promise<void> {

@@ -29,3 +29,18 @@ export function openBenchEmbedder(path: string = BENCH_EMBEDDING_CACHE): Embedde
     },
   };
 }
+
+/** An embedder that serves precomputed vectors by text (loads a corpus without running a model). */
+export function lookupEmbedder(model: string, dim: number, vectors: ReadonlyMap<string, Float32Array>): Embedder {
+  return {
+    model,
+    dim,
+    async embed(texts) {
+      return texts.map((t) => {
+        const v = vectors.get(t);
+        if (v === undefined) throw new Error(`no precomputed vector for ${JSON.stringify(t.slice(0, 60))}`);
+        return v;
+      });
+    },
+  };
+}
