@@ -1,17 +1,9 @@
 /** Shapes of the `/v1` API responses the inspector reads (a subset of the OpenAPI document). */
 
-export const MEMORY_TYPES = [
-  'WorkingMemory',
-  'LongTermMemory',
-  'UserMemory',
-  'OuterMemory',
-  'ToolSchemaMemory',
-  'ToolTrajectoryMemory',
-  'RawFileMemory',
-  'SkillMemory',
-  'PreferenceMemory',
-] as const;
-export type MemoryType = (typeof MEMORY_TYPES)[number];
+// The server's own list: one source for the memory types the API accepts.
+import { MEMORY_TYPES, type MemoryType } from '../../src/model/memory-type.js';
+
+export { MEMORY_TYPES, type MemoryType };
 
 export const PROVIDERS = [
   'openai-chat',
