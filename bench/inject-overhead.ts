@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks';
 
 import OpenAI from 'openai';
 
-import type { RecallOptions, RecallResult } from '../src/api.js';
+import type { RecallOptions, RecallResult } from '../src/model/api.js';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile } from '../src/import/locomo.js';
 import { formatContextBlock } from '../src/inject/context-block.js';

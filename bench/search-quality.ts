@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from '../src/import/locomo.js';
 import type { Memory } from '../src/model/memory.js';
-import type { SearchOptions } from '../src/search/search-options.js';
+import type { SearchOptions } from '../src/model/search-options.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';

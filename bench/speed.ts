@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import type { RecallProfile, RecallResult } from '../src/api.js';
+import type { RecallProfile, RecallResult } from '../src/model/api.js';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile } from '../src/import/locomo.js';
 import { DEFAULT_LEXICAL_WEIGHTS } from '../src/recall/lexical-weights.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from './api.js';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from './model/api.js';
 import type { Embedder } from './embed/embedder.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
@@ -19,13 +19,14 @@ import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-wei
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { RECALL_PROFILES } from './recall/recall-profile.js';
-import type { MemoryFilter, MemoryRecord, MemoryStore, Page, ScopeStats } from './store/memory-store.js';
+import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
+import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
 import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryType } from './model/memory-type.js';
 import { Searcher, type SearcherDeps } from './search/searcher.js';
-import type { SearchOptions } from './search/search-options.js';
-import type { SearchResult } from './search/search-result.js';
+import type { SearchOptions } from './model/search-options.js';
+import type { SearchResult } from './model/search-result.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 

@@ -6,8 +6,13 @@
  * `engram-memory/embed`, `engram-memory/inject`, `engram-memory/search`, `engram-memory/server`,
  * `engram-memory/client`, `engram-memory/mcp`.
  */
-export * from './api.js';
-export { Engram, type EngramEvent, type EngramOptions, type LocalRecallOptions, type RecallDefaults } from './engram.js';
+export {
+  Engram,
+  type EngramEvent,
+  type EngramOptions,
+  type LocalRecallOptions,
+  type RecallDefaults,
+} from './engram.js';
 export * from './model/index.js';
 export {
   DEFAULT_LEXICAL_WEIGHTS,
@@ -19,6 +24,6 @@ export {
   type RecallProfileSpec,
 } from './recall/index.js';
 export { openStore } from './store/open-store.js';
-export type { MemoryStore, MemoryFilter, ListOptions, Page, ScopeStats } from './store/memory-store.js';
+export type { MemoryStore } from './store/memory-store.js';
 export type { Embedder, EmbedOptions } from './embed/embedder.js';
 export { retry, type RetryOptions } from './util/retry.js';

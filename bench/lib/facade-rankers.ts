@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { RecallProfile } from '../../src/api.js';
+import type { RecallProfile } from '../../src/model/api.js';
 import type { Embedder } from '../../src/embed/embedder.js';
 import type { Engram } from '../../src/engram.js';
 import type { LocomoConversation } from '../../src/import/locomo.js';

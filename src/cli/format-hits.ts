@@ -1,4 +1,4 @@
-import type { RecallResult } from '../api.js';
+import type { RecallResult } from '../model/api.js';
 import type { Hit } from '../model/hit.js';
 import { renderTable, type Column } from './render-table.js';
 

@@ -1,11 +1,11 @@
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../api.js';
-import { EngramError, type EngramErrorCode } from '../model/errors.js';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
+import { EngramError, isEngramErrorCode, type EngramErrorCode } from '../model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
-import type { SearchOptions } from '../search/search-options.js';
-import type { SearchResult } from '../search/search-result.js';
-import type { MemoryFilter, Page, ScopeStats } from '../store/memory-store.js';
+import type { SearchOptions } from '../model/search-options.js';
+import type { SearchResult } from '../model/search-result.js';
+import type { MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 
 /** Searcher options the server accepts on `POST /v1/search` (see {@link SearchOptions}). */
 export type RemoteSearchOptions = Pick<
@@ -52,16 +52,18 @@ export interface RemoteEngramOptions {
   explain?: boolean | undefined;
 }
 
-const KNOWN_CODES = new Set<string>([
-  'INVALID_INPUT', 'INVALID_TEXT', 'TEXT_TOO_LONG', 'INVALID_LIMIT', 'INVALID_SCOPE', 'INVALID_VECTOR',
-  'DIMENSION_MISMATCH', 'MODEL_MISMATCH', 'CORRUPT_VECTOR', 'NOT_FOUND', 'CONFLICT', 'STORE_BUSY', 'STORE_ERROR',
-  'STORE_CLOSED', 'MIGRATION_ERROR', 'EMBEDDER_ERROR', 'LLM_ERROR', 'TIMEOUT', 'UNAUTHORIZED', 'FORBIDDEN',
-  'CONFIG_ERROR', 'UNSUPPORTED', 'PAYLOAD_TOO_LARGE', 'INTERNAL',
-] satisfies EngramErrorCode[]);
-
+/** A code for an answer without an Engram error body (a proxy, a crash), guessed from its status. */
 const STATUS_CODES: Record<number, EngramErrorCode> = {
-  400: 'INVALID_INPUT', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 408: 'TIMEOUT', 409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE', 502: 'EMBEDDER_ERROR', 503: 'STORE_BUSY', 504: 'TIMEOUT',
+  400: 'INVALID_INPUT',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  408: 'TIMEOUT',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  502: 'EMBEDDER_ERROR',
+  503: 'STORE_BUSY',
+  504: 'TIMEOUT',
 };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -134,17 +136,24 @@ export class RemoteEngram implements MemoryApi {
       });
     } catch (cause) {
       if (timeout.aborted) {
-        throw new EngramError('TIMEOUT', `${method} ${path} took longer than ${timeoutMs} ms`, { cause, isRetryable: true });
+        throw new EngramError('TIMEOUT', `${method} ${path} took longer than ${timeoutMs} ms`, {
+          cause,
+          isRetryable: true,
+        });
       }
       if (signal?.aborted) throw new EngramError('TIMEOUT', `${method} ${path} was aborted`, { cause });
-      throw new EngramError('STORE_ERROR', `cannot reach the Engram server at ${this.baseUrl}`, { cause, isRetryable: true });
+      throw new EngramError('STORE_ERROR', `cannot reach the Engram server at ${this.baseUrl}`, {
+        cause,
+        isRetryable: true,
+      });
     }
     const text = await response.text();
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
     } catch (cause) {
-      if (response.ok) throw new EngramError('INTERNAL', `the server sent invalid JSON for ${method} ${path}`, { cause });
+      if (response.ok)
+        throw new EngramError('INTERNAL', `the server sent invalid JSON for ${method} ${path}`, { cause });
     }
     if (!response.ok) throw this.toError(response, parsed);
     return parsed as T;
@@ -153,27 +162,36 @@ export class RemoteEngram implements MemoryApi {
   private toError(response: Response, body: unknown): EngramError {
     const retryable = response.status === 502 || response.status === 503 || response.status === 504;
     const error = isRecord(body) && isRecord(body.error) ? body.error : null;
-    if (error && typeof error.code === 'string' && KNOWN_CODES.has(error.code)) {
-      return new EngramError(error.code as EngramErrorCode, typeof error.message === 'string' ? error.message : error.code, {
+    if (error && isEngramErrorCode(error.code)) {
+      return new EngramError(error.code, typeof error.message === 'string' ? error.message : error.code, {
         details: isRecord(error.details) ? error.details : {},
         isRetryable: retryable,
       });
     }
     const code = STATUS_CODES[response.status] ?? (response.status >= 500 ? 'INTERNAL' : 'INVALID_INPUT');
-    return new EngramError(code, `HTTP ${response.status} from the Engram server`, { isRetryable: retryable, details: { status: response.status } });
+    return new EngramError(code, `HTTP ${response.status} from the Engram server`, {
+      isRetryable: retryable,
+      details: { status: response.status },
+    });
   }
 
   /** Adds one memory. */
   async add(input: MemoryInput, options: Scoped): Promise<Memory> {
     const scope = validateScope(options?.scope);
-    const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, { scope: scopeBody(scope), memory: input });
+    const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, {
+      scope: scopeBody(scope),
+      memory: input,
+    });
     return result.memory;
   }
 
   /** Adds all memories, or none. */
   async addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]> {
     const scope = validateScope(options?.scope);
-    const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, { scope: scopeBody(scope), memories: inputs });
+    const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, {
+      scope: scopeBody(scope),
+      memories: inputs,
+    });
     return result.memories;
   }
 
@@ -181,7 +199,11 @@ export class RemoteEngram implements MemoryApi {
   async get(id: string, options: Scoped): Promise<Memory | null> {
     const scope = validateScope(options?.scope);
     try {
-      const result = await this.call<{ memory: Memory }>('GET', `/v1/memories/${encodeURIComponent(String(id))}${queryString(scopeBody(scope))}`, scope);
+      const result = await this.call<{ memory: Memory }>(
+        'GET',
+        `/v1/memories/${encodeURIComponent(String(id))}${queryString(scopeBody(scope))}`,
+        scope,
+      );
       return result.memory;
     } catch (error) {
       if (error instanceof EngramError && error.code === 'NOT_FOUND') return null;
@@ -192,17 +214,26 @@ export class RemoteEngram implements MemoryApi {
   /** Changes a memory; NOT_FOUND when the id is not in the tenant. */
   async update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory> {
     const scope = validateScope(options?.scope);
-    const result = await this.call<{ memory: Memory }>('PATCH', `/v1/memories/${encodeURIComponent(String(id))}`, scope, {
-      scope: scopeBody(scope),
-      patch,
-    });
+    const result = await this.call<{ memory: Memory }>(
+      'PATCH',
+      `/v1/memories/${encodeURIComponent(String(id))}`,
+      scope,
+      {
+        scope: scopeBody(scope),
+        patch,
+      },
+    );
     return result.memory;
   }
 
   /** Deletes a memory; false when nothing was deleted. */
   async delete(id: string, options: Scoped): Promise<boolean> {
     const scope = validateScope(options?.scope);
-    const result = await this.call<{ deleted: boolean }>('DELETE', `/v1/memories/${encodeURIComponent(String(id))}${queryString(scopeBody(scope))}`, scope);
+    const result = await this.call<{ deleted: boolean }>(
+      'DELETE',
+      `/v1/memories/${encodeURIComponent(String(id))}${queryString(scopeBody(scope))}`,
+      scope,
+    );
     return result.deleted;
   }
 
@@ -227,7 +258,11 @@ export class RemoteEngram implements MemoryApi {
   /** Counts by type, status and embedding model. */
   async stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats> {
     const scope = validateScope(request?.scope);
-    return this.call<ScopeStats>('GET', `/v1/stats${queryString({ ...scopeBody(scope), ...this.filterQuery(request) })}`, scope);
+    return this.call<ScopeStats>(
+      'GET',
+      `/v1/stats${queryString({ ...scopeBody(scope), ...this.filterQuery(request) })}`,
+      scope,
+    );
   }
 
   /** The same recall as the in-process facade, computed by the server. */

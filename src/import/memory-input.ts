@@ -1,4 +1,10 @@
-import type { MemoryInput, MemorySource } from '../model/memory.js';
+import {
+  MEMORY_INPUT_FIELDS,
+  MEMORY_SOURCE_TEXT_FIELDS,
+  MEMORY_SOURCE_TYPES,
+  type MemoryInput,
+  type MemorySource,
+} from '../model/memory.js';
 import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
 import {
   at,
@@ -15,22 +21,7 @@ import {
   rejectUnknownKeys,
 } from './validate.js';
 
-const INPUT_FIELDS = [
-  'text',
-  'id',
-  'type',
-  'key',
-  'tags',
-  'level',
-  'summary',
-  'background',
-  'sources',
-  'metadata',
-  'statedAt',
-  'status',
-] as const;
-const SOURCE_FIELDS = ['type', 'id', 'role', 'content', 'url', 'title'] as const;
-const SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
+const SOURCE_FIELDS = ['type', ...MEMORY_SOURCE_TEXT_FIELDS] as const;
 
 /**
  * Checks that a JSON value has the shape of a {@link MemoryInput} and returns it typed.
@@ -42,7 +33,7 @@ const SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
  */
 export function parseMemoryInput(value: unknown, path: string): MemoryInput {
   const obj = expectObject(value, path);
-  rejectUnknownKeys(obj, INPUT_FIELDS, path);
+  rejectUnknownKeys(obj, MEMORY_INPUT_FIELDS, path);
   const input: MemoryInput = { text: expectString(obj['text'], at(path, 'text'), true) };
   const id = optionalString(obj['id'], at(path, 'id'));
   if (id !== undefined) {
@@ -79,8 +70,8 @@ export function parseMemoryInput(value: unknown, path: string): MemoryInput {
 function parseSource(value: unknown, path: string): MemorySource {
   const obj = expectObject(value, path);
   rejectUnknownKeys(obj, SOURCE_FIELDS, path);
-  const source: MemorySource = { type: expectOneOf(obj['type'], SOURCE_TYPES, at(path, 'type')) };
-  for (const field of ['id', 'role', 'content', 'url', 'title'] as const) {
+  const source: MemorySource = { type: expectOneOf(obj['type'], MEMORY_SOURCE_TYPES, at(path, 'type')) };
+  for (const field of MEMORY_SOURCE_TEXT_FIELDS) {
     const v = obj[field];
     if (v !== undefined && v !== null) source[field] = expectString(v, at(path, field));
   }

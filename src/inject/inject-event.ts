@@ -1,7 +1,7 @@
-import type { RecallTimings } from '../api.js';
+import type { RecallTimings } from '../model/api.js';
 import type { EngramError } from '../model/errors.js';
 import type { Scope } from '../model/scope.js';
-import type { ProviderName } from './providers/provider-adapter.js';
+import type { ProviderName } from '../model/provider-name.js';
 
 /** Why a request went out without a context block. */
 export type SkipReason =

@@ -1,4 +1,4 @@
-import type { RecallOptions } from '../api.js';
+import type { RecallOptions } from '../model/api.js';
 import { EngramError, isEngramError, type EngramErrorCode } from '../model/errors.js';
 import type { MemoryInput } from '../model/memory.js';
 import type { MemoryType } from '../model/memory-type.js';

@@ -1,4 +1,4 @@
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 
 /**
  * What injection needs from Engram: recall only. The in-process facade (`Engram`) and the

@@ -1,8 +1,4 @@
-/** One message of a chat exchange. System text may also be given as a `system` message. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage } from '../model/chat-message.js';
 
 /** What a {@link ChatModel} is asked. */
 export interface ChatRequest {

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 import type { Principal } from '../auth/api-key.js';
 import { canSee, resolveScope } from '../auth/principal-scope.js';
 import { EngramError, isEngramError } from '../model/errors.js';

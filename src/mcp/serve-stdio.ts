@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 import type { Principal } from '../auth/api-key.js';
 import { openDataDirKeyStore } from '../auth/key-admin.js';
 import { EngramError } from '../model/errors.js';

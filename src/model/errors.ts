@@ -1,34 +1,46 @@
 /**
- * Stable error codes. The HTTP layer maps them to statuses; callers switch on `code`,
- * never on message text.
+ * Stable error codes and the HTTP status each one is answered with. Callers switch on `code`,
+ * never on message text; the server maps codes to statuses with this table and the client maps
+ * an error body back by its code.
  */
-export type EngramErrorCode =
-  | 'INVALID_INPUT'
-  | 'INVALID_TEXT'
-  | 'TEXT_TOO_LONG'
-  | 'INVALID_LIMIT'
-  | 'INVALID_SCOPE'
-  | 'INVALID_VECTOR'
-  | 'DIMENSION_MISMATCH'
-  | 'MODEL_MISMATCH'
-  | 'CORRUPT_VECTOR'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'STORE_BUSY'
-  | 'STORE_ERROR'
-  | 'STORE_CLOSED'
-  | 'MIGRATION_ERROR'
-  | 'EMBEDDER_ERROR'
-  | 'LLM_ERROR'
-  | 'TIMEOUT'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'CONFIG_ERROR'
-  | 'UNSUPPORTED'
-  /** A request body, batch or other payload larger than the server accepts (HTTP 413). */
-  | 'PAYLOAD_TOO_LARGE'
-  /** An unexpected failure inside Engram (a bug); the HTTP layer answers 500. */
-  | 'INTERNAL';
+export const ERROR_HTTP_STATUS = Object.freeze({
+  INVALID_INPUT: 400,
+  INVALID_TEXT: 400,
+  TEXT_TOO_LONG: 413,
+  INVALID_LIMIT: 400,
+  INVALID_SCOPE: 400,
+  INVALID_VECTOR: 400,
+  DIMENSION_MISMATCH: 400,
+  MODEL_MISMATCH: 409,
+  CORRUPT_VECTOR: 500,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  STORE_BUSY: 503,
+  STORE_ERROR: 500,
+  STORE_CLOSED: 503,
+  MIGRATION_ERROR: 500,
+  EMBEDDER_ERROR: 502,
+  LLM_ERROR: 502,
+  TIMEOUT: 504,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  CONFIG_ERROR: 500,
+  UNSUPPORTED: 400,
+  /** A request body, batch or other payload larger than the server accepts. */
+  PAYLOAD_TOO_LARGE: 413,
+  /** An unexpected failure inside Engram (a bug). */
+  INTERNAL: 500,
+} as const);
+
+export type EngramErrorCode = keyof typeof ERROR_HTTP_STATUS;
+
+/** Every error code, in the order of {@link ERROR_HTTP_STATUS}. */
+export const ERROR_CODES = Object.freeze(Object.keys(ERROR_HTTP_STATUS) as EngramErrorCode[]);
+
+/** True when `value` is one of Engram's error codes. */
+export function isEngramErrorCode(value: unknown): value is EngramErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_HTTP_STATUS, value);
+}
 
 /** Options every {@link EngramError} accepts. */
 export interface EngramErrorOptions {

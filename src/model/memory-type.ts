@@ -1,4 +1,4 @@
-/** Memory types of the searcher (seed 003), as TypeScript string literals. */
+/** Memory types of the multi-path searcher, as TypeScript string literals. */
 export const MEMORY_TYPES = [
   'WorkingMemory',
   'LongTermMemory',
@@ -20,5 +20,8 @@ export type MemoryLevel = (typeof MEMORY_LEVELS)[number];
 export const MEMORY_STATUSES = ['activated', 'archived', 'deleted'] as const;
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 
-/** Default type for a memory added without one. */
+/** Type of a memory added without one. */
 export const DEFAULT_MEMORY_TYPE: MemoryType = 'LongTermMemory';
+
+/** Status of a memory added without one. */
+export const DEFAULT_MEMORY_STATUS: MemoryStatus = 'activated';

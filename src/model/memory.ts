@@ -2,9 +2,16 @@ import type { JsonObject } from './json.js';
 import type { MemoryLevel, MemoryStatus, MemoryType } from './memory-type.js';
 import type { Scope } from './scope.js';
 
+/** Kinds of source a memory can cite. */
+export const MEMORY_SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
+export type MemorySourceType = (typeof MEMORY_SOURCE_TYPES)[number];
+
+/** The optional string fields of a {@link MemorySource} (besides its `type`). */
+export const MEMORY_SOURCE_TEXT_FIELDS = ['id', 'role', 'content', 'url', 'title'] as const;
+
 /** Where a memory came from: a conversation turn, a document, a URL, a tool call. */
 export interface MemorySource {
-  type: 'chat' | 'doc' | 'web' | 'tool' | 'file' | 'system';
+  type: MemorySourceType;
   /** Stable id of the source item, e.g. a LoCoMo `dia_id` or a message id. */
   id?: string | undefined;
   role?: string | undefined;
@@ -67,10 +74,36 @@ export interface MemoryInput {
   status?: MemoryStatus | undefined;
 }
 
+/** Every field a {@link MemoryInput} may carry; anything else is rejected. */
+export const MEMORY_INPUT_FIELDS = [
+  'text',
+  'id',
+  'type',
+  'key',
+  'tags',
+  'level',
+  'summary',
+  'background',
+  'sources',
+  'metadata',
+  'statedAt',
+  'status',
+] as const satisfies ReadonlyArray<keyof MemoryInput>;
+
 /** Fields that may change after creation. Changing `text` re-embeds the memory. */
 export type MemoryPatch = Partial<
   Pick<
     MemoryInput,
-    'text' | 'type' | 'key' | 'tags' | 'level' | 'summary' | 'background' | 'sources' | 'metadata' | 'statedAt' | 'status'
+    | 'text'
+    | 'type'
+    | 'key'
+    | 'tags'
+    | 'level'
+    | 'summary'
+    | 'background'
+    | 'sources'
+    | 'metadata'
+    | 'statedAt'
+    | 'status'
   >
 >;

@@ -7,9 +7,8 @@ export interface Scope {
   user?: string | undefined;
   agent?: string | undefined;
   session?: string | undefined;
-  /** A "cube" in seed 003: a named collection of memories. */
+  /** A named collection of memories (a "cube" of the multi-path searcher). */
   collection?: string | undefined;
 }
 
 export const SCOPE_FIELDS = ['tenant', 'user', 'agent', 'session', 'collection'] as const;
-export type ScopeField = (typeof SCOPE_FIELDS)[number];

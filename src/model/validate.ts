@@ -1,7 +1,19 @@
 import { EngramError } from './errors.js';
 import type { JsonObject, JsonValue } from './json.js';
-import type { MemoryPatch, MemorySource } from './memory.js';
-import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from './memory-type.js';
+import {
+  MEMORY_INPUT_FIELDS,
+  MEMORY_SOURCE_TEXT_FIELDS,
+  MEMORY_SOURCE_TYPES,
+  type MemoryPatch,
+  type MemorySource,
+} from './memory.js';
+import {
+  DEFAULT_MEMORY_STATUS,
+  DEFAULT_MEMORY_TYPE,
+  MEMORY_LEVELS,
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+} from './memory-type.js';
 import type { MemoryLevel, MemoryStatus, MemoryType } from './memory-type.js';
 import { SCOPE_FIELDS, type Scope } from './scope.js';
 
@@ -46,11 +58,19 @@ export function validateScope(scope: unknown, field = 'scope'): Scope {
   const out: Scope = { tenant: '' };
   for (const [key, value] of Object.entries(scope)) {
     if (!(SCOPE_FIELDS as readonly string[]).includes(key)) {
-      invalid('INVALID_SCOPE', `${field}.${key} is not a scope field (allowed: ${SCOPE_FIELDS.join(', ')})`, `${field}.${key}`);
+      invalid(
+        'INVALID_SCOPE',
+        `${field}.${key} is not a scope field (allowed: ${SCOPE_FIELDS.join(', ')})`,
+        `${field}.${key}`,
+      );
     }
     if (value === undefined || (value === null && key !== 'tenant')) continue;
     if (typeof value !== 'string' || !SCOPE_VALUE.test(value) || !value.isWellFormed()) {
-      invalid('INVALID_SCOPE', `${field}.${key} must be a string of 1 to 256 characters without control characters`, `${field}.${key}`);
+      invalid(
+        'INVALID_SCOPE',
+        `${field}.${key} must be a string of 1 to 256 characters without control characters`,
+        `${field}.${key}`,
+      );
     }
     out[key as keyof Scope] = value;
   }
@@ -110,7 +130,11 @@ function validateJson(value: unknown, field: string, depth: number): JsonValue {
     }
     return out;
   }
-  return invalid('INVALID_INPUT', `${field} must be JSON (object, array, string, finite number, boolean or null)`, field);
+  return invalid(
+    'INVALID_INPUT',
+    `${field} must be JSON (object, array, string, finite number, boolean or null)`,
+    field,
+  );
 }
 
 /** Checks metadata: a plain JSON object within the size limit. */
@@ -161,16 +185,15 @@ function validateTags(value: unknown, limits: InputLimits, field: string): strin
   return [...new Set(tags)];
 }
 
-const SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
-
 function validateSources(value: unknown, limits: InputLimits, field: string): MemorySource[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > 256) invalid('INVALID_INPUT', `${field} must be an array of at most 256 sources`, field);
+  if (!Array.isArray(value) || value.length > 256)
+    invalid('INVALID_INPUT', `${field} must be an array of at most 256 sources`, field);
   return value.map((s: unknown, i) => {
     const f = `${field}[${i}]`;
     if (!isPlainObject(s)) invalid('INVALID_INPUT', `${f} must be an object`, f);
-    const source: MemorySource = { type: oneOf(s.type, SOURCE_TYPES, `${f}.type`) };
-    for (const key of ['id', 'role', 'content', 'url', 'title'] as const) {
+    const source: MemorySource = { type: oneOf(s.type, MEMORY_SOURCE_TYPES, `${f}.type`) };
+    for (const key of MEMORY_SOURCE_TEXT_FIELDS) {
       const v = optionalString(s[key], `${f}.${key}`, limits.maxTextLength);
       if (v !== null) source[key] = v;
     }
@@ -199,7 +222,7 @@ const ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 /** Checks one memory input and applies defaults. `field` prefixes error paths (e.g. `memories[3]`). */
 export function validateMemoryInput(input: unknown, limits: InputLimits, field = 'memory'): NormalizedInput {
   if (!isPlainObject(input)) invalid('INVALID_INPUT', `${field} must be an object`, field);
-  const known = new Set(['text', 'id', 'type', 'key', 'tags', 'level', 'summary', 'background', 'sources', 'metadata', 'statedAt', 'status']);
+  const known = new Set<string>(MEMORY_INPUT_FIELDS);
   for (const key of Object.keys(input)) {
     if (!known.has(key)) invalid('INVALID_INPUT', `${field}.${key} is not a memory field`, `${field}.${key}`);
   }
@@ -213,21 +236,27 @@ export function validateMemoryInput(input: unknown, limits: InputLimits, field =
   return {
     id,
     text: validateText(input.text, limits.maxTextLength, `${field}.text`),
-    type: input.type === undefined ? 'LongTermMemory' : oneOf(input.type, MEMORY_TYPES, `${field}.type`),
+    type: input.type === undefined ? DEFAULT_MEMORY_TYPE : oneOf(input.type, MEMORY_TYPES, `${field}.type`),
     key: optionalString(input.key, `${field}.key`, 512),
     tags: validateTags(input.tags, limits, `${field}.tags`),
-    level: input.level === undefined || input.level === null ? null : oneOf(input.level, MEMORY_LEVELS, `${field}.level`),
+    level:
+      input.level === undefined || input.level === null ? null : oneOf(input.level, MEMORY_LEVELS, `${field}.level`),
     summary: optionalString(input.summary, `${field}.summary`, limits.maxTextLength),
     background: optionalString(input.background, `${field}.background`, limits.maxTextLength),
     sources: validateSources(input.sources, limits, `${field}.sources`),
     metadata: validateMetadata(input.metadata, limits, `${field}.metadata`),
     statedAt: validateDate(input.statedAt, `${field}.statedAt`),
-    status: input.status === undefined ? 'activated' : oneOf(input.status, MEMORY_STATUSES, `${field}.status`),
+    status:
+      input.status === undefined ? DEFAULT_MEMORY_STATUS : oneOf(input.status, MEMORY_STATUSES, `${field}.status`),
   };
 }
 
 /** Checks a patch; only the fields present are returned. */
-export function validatePatch(patch: unknown, limits: InputLimits, field = 'patch'): MemoryPatch & { statedAt?: string | null } {
+export function validatePatch(
+  patch: unknown,
+  limits: InputLimits,
+  field = 'patch',
+): MemoryPatch & { statedAt?: string | null } {
   if (!isPlainObject(patch)) invalid('INVALID_INPUT', `${field} must be an object`, field);
   if (Object.keys(patch).length === 0) invalid('INVALID_INPUT', `${field} must change at least one field`, field);
   if ('id' in patch) invalid('INVALID_INPUT', `${field}.id cannot be changed`, `${field}.id`);
@@ -249,7 +278,9 @@ export function validateVector(vector: ArrayLike<number>, dim: number, field = '
   }
   for (let i = 0; i < vector.length; i++) {
     if (!Number.isFinite(vector[i])) {
-      throw new EngramError('INVALID_VECTOR', `${field}[${i}] is not a finite number`, { details: { field, index: i } });
+      throw new EngramError('INVALID_VECTOR', `${field}[${i}] is not a finite number`, {
+        details: { field, index: i },
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
-import type { RecallResult } from '../api.js';
+import type { RecallResult } from '../model/api.js';
 import type { Channel, Hit } from '../model/hit.js';
-import type { MemoryFilter, MemoryStore } from '../store/memory-store.js';
+import type { MemoryStore } from '../store/memory-store.js';
+import type { MemoryFilter } from '../model/memory-filter.js';
 import { topK } from '../vector/top-k.js';
 import { candidatePoolSize } from './candidate-pool.js';
 import type { LexicalWeights } from './lexical-weights.js';

@@ -1,4 +1,4 @@
-import type { RecallProfile } from '../api.js';
+import type { RecallProfile } from '../model/api.js';
 import { DEFAULT_BM25, type Bm25Params } from '../text/bm25.js';
 import { referenceTokenize, stemmedTokenize, unicodeTokenize, type Tokenizer } from '../text/tokenizer.js';
 

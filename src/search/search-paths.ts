@@ -1,14 +1,12 @@
+import type { BucketLimits } from '../model/bucket-limits.js';
 import type { MemoryType } from '../model/memory-type.js';
+import type { PathName } from '../model/path-name.js';
 import { denseChannel } from './channels/dense-channel.js';
 import { graphChannel } from './channels/graph-channel.js';
 import { bm25Channel } from './channels/bm25-channel.js';
 import { fulltextChannel } from './channels/fulltext-channel.js';
 import type { SearchChannel } from './channels/search-channel.js';
 import { workingChannel } from './channels/working-channel.js';
-import type { BucketLimits } from './post/type-buckets.js';
-
-/** Names of the search paths (seed 003 `_retrieve_paths`). */
-export type PathName = 'working' | 'long-term' | 'user' | 'tool' | 'skill' | 'preference' | 'keyword' | 'internet';
 
 /** One path: which memory types it reads, with which channels, and which bucket limits it. */
 export interface PathSpec {
@@ -31,10 +29,25 @@ const SCOPE_CHANNELS = [denseChannel, graphChannel, bm25Channel, fulltextChannel
  */
 export const LOCAL_PATHS: readonly PathSpec[] = [
   { name: 'working', types: ['WorkingMemory'], channels: [workingChannel], bucket: 'topK' },
-  { name: 'long-term', types: ['LongTermMemory', 'OuterMemory', 'RawFileMemory'], channels: SCOPE_CHANNELS, bucket: 'topK' },
+  {
+    name: 'long-term',
+    types: ['LongTermMemory', 'OuterMemory', 'RawFileMemory'],
+    channels: SCOPE_CHANNELS,
+    bucket: 'topK',
+  },
   { name: 'user', types: ['UserMemory'], channels: SCOPE_CHANNELS, bucket: 'topK' },
-  { name: 'keyword', types: ['LongTermMemory', 'UserMemory', 'RawFileMemory'], channels: [fulltextChannel], bucket: 'topK' },
-  { name: 'tool', types: ['ToolSchemaMemory', 'ToolTrajectoryMemory'], channels: SCOPE_CHANNELS, bucket: 'toolSchemaTopK' },
+  {
+    name: 'keyword',
+    types: ['LongTermMemory', 'UserMemory', 'RawFileMemory'],
+    channels: [fulltextChannel],
+    bucket: 'topK',
+  },
+  {
+    name: 'tool',
+    types: ['ToolSchemaMemory', 'ToolTrajectoryMemory'],
+    channels: SCOPE_CHANNELS,
+    bucket: 'toolSchemaTopK',
+  },
   { name: 'skill', types: ['SkillMemory'], channels: SCOPE_CHANNELS, bucket: 'skillTopK' },
   { name: 'preference', types: ['PreferenceMemory'], channels: SCOPE_CHANNELS, bucket: 'preferenceTopK' },
 ];
@@ -53,8 +66,13 @@ export const DEFAULT_PATHS: readonly PathName[] = ['working', 'long-term', 'user
  * The local paths that read at least one of `types` (each narrowed to those types), restricted to
  * the named `paths` when given.
  */
-export function selectPaths(types: readonly MemoryType[] | undefined, paths?: readonly PathName[] | undefined): PathSpec[] {
-  const named = paths ? LOCAL_PATHS.filter((p) => paths.includes(p.name)) : LOCAL_PATHS.filter((p) => DEFAULT_PATHS.includes(p.name));
+export function selectPaths(
+  types: readonly MemoryType[] | undefined,
+  paths?: readonly PathName[] | undefined,
+): PathSpec[] {
+  const named = paths
+    ? LOCAL_PATHS.filter((p) => paths.includes(p.name))
+    : LOCAL_PATHS.filter((p) => DEFAULT_PATHS.includes(p.name));
   if (!types) return named;
   const wanted = new Set(types);
   return named.map((p) => ({ ...p, types: p.types.filter((t) => wanted.has(t)) })).filter((p) => p.types.length > 0);

@@ -3,10 +3,10 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 import type { KeyVerifier } from '../auth/key-store.js';
 import { EngramError, isEngramError, type EngramErrorCode } from '../model/errors.js';
-import { ERROR_STATUS } from './error-status.js';
+import { ERROR_HTTP_STATUS } from '../model/errors.js';
 import { silentLogger, type ServerLogger } from './server-logger.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { registerMemoryRoutes } from './memory-routes.js';
@@ -57,7 +57,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The error envelope `{ error: { code, message, details } }` and its status. */
 export function errorResponse(c: Context, error: EngramError): Response {
-  const status = ERROR_STATUS[error.code] ?? 500;
+  const status = ERROR_HTTP_STATUS[error.code] ?? 500;
   const headers: Record<string, string> = {};
   if (status === 503) headers['retry-after'] = '1';
   // The rest of an oversized body is never read: tell the client not to reuse the connection.
@@ -134,7 +134,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       logger.error({ reqId: c.get('reqId'), err }, 'unexpected error');
       error = new EngramError('INTERNAL', 'internal error', { details: { reqId: c.get('reqId') } });
     }
-    if (ERROR_STATUS[error.code] >= 500 && isEngramError(err)) logger.error({ reqId: c.get('reqId'), err }, error.message);
+    if (ERROR_HTTP_STATUS[error.code] >= 500 && isEngramError(err)) logger.error({ reqId: c.get('reqId'), err }, error.message);
     c.set('errorCode', error.code);
     return errorResponse(c, error);
   });

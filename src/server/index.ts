@@ -1,7 +1,7 @@
 export { createApp, DEFAULT_SERVER_LIMITS, errorResponse, type AppOptions, type ServerLimits } from './create-app.js';
 export { startServer, type RunningServer, type StartServerOptions } from './start-server.js';
 export { openDefaultEngram, DATABASE_FILE, type DefaultEngramOptions } from './open-default-engram.js';
-export { ERROR_STATUS } from './error-status.js';
+export { ERROR_HTTP_STATUS } from '../model/errors.js';
 export { createServerLogger, silentLogger, type ServerLogger, type ServerLoggerOptions } from './server-logger.js';
 export { createServerMetrics, type ServerMetrics, type ServerMetricsOptions } from './server-metrics.js';
 export { curlExample } from './curl-example.js';

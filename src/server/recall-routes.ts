@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { RecallOptions, RecallResult } from '../api.js';
+import type { RecallOptions, RecallResult } from '../model/api.js';
 import { formatContextBlock } from '../inject/context-block.js';
 import { providers } from '../inject/providers/registry.js';
 import type { Principal } from '../auth/api-key.js';

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 import type { Principal } from '../auth/api-key.js';
 import type { KeyVerifier } from '../auth/key-store.js';
 import { EngramError, type EngramErrorCode } from '../model/errors.js';

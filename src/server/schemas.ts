@@ -1,22 +1,13 @@
 import { z } from '@hono/zod-openapi';
+import { MEMORY_SOURCE_TYPES } from '../model/memory.js';
 import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
+import { PROVIDER_NAMES } from '../model/provider-name.js';
 
 /**
  * Wire schemas of the HTTP API. The same objects validate requests, optionally validate
  * responses, and generate the OpenAPI 3.1 document served at `/openapi.json`.
  * Request objects are strict: unknown fields are rejected.
  */
-
-const SOURCE_TYPES = ['chat', 'doc', 'web', 'tool', 'file', 'system'] as const;
-const PROVIDERS = [
-  'openai-chat',
-  'openai-responses',
-  'anthropic-messages',
-  'bedrock-converse',
-  'bedrock-invoke-anthropic',
-  'google-genai',
-  'ai-sdk-prompt',
-] as const;
 
 export const MemoryTypeSchema = z.enum(MEMORY_TYPES).openapi('MemoryType');
 export const MemoryStatusSchema = z.enum(MEMORY_STATUSES).openapi('MemoryStatus');
@@ -50,7 +41,7 @@ export const ScopeSchema = z
 
 export const MemorySourceSchema = z
   .strictObject({
-    type: z.enum(SOURCE_TYPES),
+    type: z.enum(MEMORY_SOURCE_TYPES),
     id: z.string().optional(),
     role: z.string().optional(),
     content: z.string().optional(),
@@ -77,7 +68,9 @@ export const MemoryInputSchema = z
   .strictObject({ id: z.string().optional().openapi({ description: 'Defaults to a UUID v4.' }), ...memoryFields })
   .openapi('MemoryInput');
 
-export const MemoryPatchSchema = z.strictObject({ ...memoryFields, text: memoryFields.text.optional() }).openapi('MemoryPatch');
+export const MemoryPatchSchema = z
+  .strictObject({ ...memoryFields, text: memoryFields.text.optional() })
+  .openapi('MemoryPatch');
 
 export const MemorySchema = z
   .object({
@@ -108,7 +101,10 @@ export const CreateMemoryBodySchema = z
 export const BatchBodySchema = z
   .strictObject({
     scope: RequestScopeSchema.optional(),
-    memories: z.array(MemoryInputSchema).min(1).openapi({ description: 'Stored all or none. At most the batch limit (default 1000).' }),
+    memories: z
+      .array(MemoryInputSchema)
+      .min(1)
+      .openapi({ description: 'Stored all or none. At most the batch limit (default 1000).' }),
   })
   .openapi('BatchImportRequest');
 
@@ -145,7 +141,11 @@ export const StatsQuerySchema = ScopeQuerySchema.extend(filterQuery);
 
 export const ListQuerySchema = ScopeQuerySchema.extend({
   ...filterQuery,
-  limit: z.string().regex(/^\d{1,7}$/, 'limit must be a positive integer').optional().openapi({ description: 'Page size. Default 50.' }),
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, 'limit must be a positive integer')
+    .optional()
+    .openapi({ description: 'Page size. Default 50.' }),
   cursor: z.string().max(4096).optional(),
   order: z.enum(['createdAt', 'updatedAt', 'statedAt']).optional(),
   direction: z.enum(['asc', 'desc']).optional(),
@@ -178,7 +178,10 @@ export const RecallBodySchema = z
   .strictObject({
     query: z.string(),
     ...recallOptionFields,
-    explain: z.boolean().optional().openapi({ description: 'Add server-side stage timings (`server`) to the response.' }),
+    explain: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Add server-side stage timings (`server`) to the response.' }),
   })
   .openapi('RecallRequest');
 
@@ -223,7 +226,10 @@ export const RecallResponseSchema = z
 /** Bounds and format of the injected context block (see `formatContextBlock`). */
 export const BlockOptionsSchema = z
   .strictObject({
-    tag: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/).optional(),
+    tag: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/)
+      .optional(),
     timestamp: z.enum(['stated-or-created', 'stated', 'none']).optional(),
     summaries: z.boolean().optional(),
     maxMemories: z.number().int().min(0).max(1000).optional(),
@@ -240,14 +246,31 @@ export const SearchBodySchema = z
   .strictObject({
     query: z.string(),
     scope: RequestScopeSchema.optional(),
-    mode: z.enum(['fast', 'fine', 'deep']).optional().openapi({ description: 'fine/deep need an LLM on the server; without one they fall back to fast (see `degraded`).' }),
+    mode: z
+      .enum(['fast', 'fine', 'deep'])
+      .optional()
+      .openapi({
+        description: 'fine/deep need an LLM on the server; without one they fall back to fast (see `degraded`).',
+      }),
     topK: z.number().int().optional().openapi({ description: 'Hits of the text types. Default 10.' }),
     types: z.array(MemoryTypeSchema).optional(),
     paths: z.array(z.enum(PATH_NAMES)).optional(),
     reranker: z.string().max(64).optional().openapi({ description: "Default 'noop'; 'cosine-local' is built in." }),
-    collections: z.array(scopeValue).min(1).max(32).optional().openapi({ description: 'Search several collections (each must be allowed by the key), merged.' }),
+    collections: z
+      .array(scopeValue)
+      .min(1)
+      .max(32)
+      .optional()
+      .openapi({ description: 'Search several collections (each must be allowed by the key), merged.' }),
     threshold: z.number().optional(),
-    priority: z.strictObject({ user: scopeValue.optional(), agent: scopeValue.optional(), session: scopeValue.optional(), collection: scopeValue.optional() }).optional(),
+    priority: z
+      .strictObject({
+        user: scopeValue.optional(),
+        agent: scopeValue.optional(),
+        session: scopeValue.optional(),
+        collection: scopeValue.optional(),
+      })
+      .optional(),
     fastGraph: z.boolean().optional(),
     decompose: z.boolean().optional(),
     reason: z.boolean().optional(),
@@ -272,7 +295,11 @@ export const SearchResponseSchema = z
       }),
     ),
     plan: z.record(z.string(), z.unknown()),
-    timings: z.record(z.string(), z.unknown()).openapi({ description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.' }),
+    timings: z
+      .record(z.string(), z.unknown())
+      .openapi({
+        description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
+      }),
     collections: z.object({ searched: z.array(z.string().nullable()), denied: z.array(z.string()) }),
     degraded: z.record(z.string(), z.string()),
   })
@@ -280,8 +307,10 @@ export const SearchResponseSchema = z
 
 export const InjectBodySchema = z
   .strictObject({
-    provider: z.enum(PROVIDERS),
-    request: z.record(z.string(), z.unknown()).openapi({ description: "The provider request, in the provider SDK's shape." }),
+    provider: z.enum(PROVIDER_NAMES),
+    request: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The provider request, in the provider SDK's shape." }),
     ...recallOptionFields,
     block: BlockOptionsSchema.optional(),
   })

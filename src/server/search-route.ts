@@ -3,7 +3,7 @@ import { resolveScope } from '../auth/principal-scope.js';
 import { EngramError } from '../model/errors.js';
 import { DEFAULT_LIMITS, validateText } from '../model/validate.js';
 import { Searcher, type SearcherDeps } from '../search/searcher.js';
-import type { SearchOptions } from '../search/search-options.js';
+import type { SearchOptions } from '../model/search-options.js';
 import type { AppEnv, RouteKit } from './route-kit.js';
 import { defineRoute } from './route-kit.js';
 import { SearchBodySchema, SearchResponseSchema } from './schemas.js';

@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { RecallTimings } from '../api.js';
+import type { RecallTimings } from '../model/api.js';
 
 /** Prometheus metrics of one server, in their own registry (no global state). */
 export interface ServerMetrics {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import type { MemoryApi } from '../api.js';
+import type { MemoryApi } from '../model/api.js';
 import { openDataDirKeyStore } from '../auth/key-admin.js';
 import type { KeyStore, KeyVerifier } from '../auth/key-store.js';
 import { EngramError } from '../model/errors.js';

@@ -1,16 +1,5 @@
-export type {
-  DenseCandidate,
-  DenseQuery,
-  LexicalCandidate,
-  LexicalQuery,
-  ListOptions,
-  MemoryFilter,
-  MemoryRecord,
-  MemoryStore,
-  Page,
-  ScopeStats,
-  UsageEntry,
-} from './memory-store.js';
+export type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
+export type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 export {
   createSqliteStore,
   SqliteStore,

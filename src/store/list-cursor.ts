@@ -1,5 +1,5 @@
 import { EngramError } from '../model/errors.js';
-import type { ListOptions } from './memory-store.js';
+import type { ListOptions } from '../model/memory-filter.js';
 
 /** Sort column of a list. */
 export type ListOrder = NonNullable<ListOptions['order']>;

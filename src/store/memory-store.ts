@@ -1,6 +1,5 @@
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
-import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
-import type { Scope } from '../model/scope.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 
 /**
  * A memory ready to be written: validated, normalised, with its vector (or null when the
@@ -8,38 +7,6 @@ import type { Scope } from '../model/scope.js';
  */
 export interface MemoryRecord extends Omit<Memory, 'usage'> {
   vector: Float32Array | null;
-}
-
-/** Which memories a list / count / search may see. `scope.tenant` is always required. */
-export interface MemoryFilter {
-  scope: Scope;
-  /** Only these types. @default all types */
-  types?: MemoryType[] | undefined;
-  /** Only these statuses. @default ['activated'] */
-  statuses?: MemoryStatus[] | undefined;
-  /** Only memories carrying every one of these tags. */
-  tags?: string[] | undefined;
-  /** Only memories with this key. */
-  key?: string | undefined;
-  /** Only memories whose id is in this list. */
-  ids?: string[] | undefined;
-}
-
-export interface ListOptions {
-  /** @default 50 */
-  limit?: number | undefined;
-  /** Opaque cursor from a previous page. */
-  cursor?: string | undefined;
-  /** @default 'createdAt' (oldest first) */
-  order?: 'createdAt' | 'updatedAt' | 'statedAt' | undefined;
-  /** @default 'asc' */
-  direction?: 'asc' | 'desc' | undefined;
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Null on the last page. */
-  nextCursor: string | null;
 }
 
 /** The part of a memory that lexical ranking reads. */
@@ -81,14 +48,6 @@ export interface LexicalQuery {
    * score). Lets a store with an in-memory vector cache answer from it. @default every row
    */
   space?: EmbeddingInfo | undefined;
-}
-
-export interface ScopeStats {
-  total: number;
-  byType: Partial<Record<MemoryType, number>>;
-  byStatus: Partial<Record<MemoryStatus, number>>;
-  /** Embedding models present among the matching rows, with row counts. */
-  models: Array<EmbeddingInfo & { count: number }>;
 }
 
 /** Exact usage of one memory, for {@link MemoryStore.setUsage}. */

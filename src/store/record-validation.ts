@@ -1,14 +1,15 @@
 import { EngramError } from '../model/errors.js';
 import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
 import { SCOPE_FIELDS, type Scope } from '../model/scope.js';
-import type { EmbeddingInfo, MemorySource } from '../model/memory.js';
-import type { MemoryFilter, MemoryRecord, UsageEntry } from './memory-store.js';
+import { MEMORY_SOURCE_TYPES, type EmbeddingInfo, type MemorySource } from '../model/memory.js';
+import type { MemoryRecord, UsageEntry } from './memory-store.js';
+import type { MemoryFilter } from '../model/memory-filter.js';
 import { assertStorableJson, assertStorableText } from './text-check.js';
 
 const TYPES = new Set<string>(MEMORY_TYPES);
 const STATUSES = new Set<string>(MEMORY_STATUSES);
 const LEVELS = new Set<string>(MEMORY_LEVELS);
-const SOURCE_TYPES = new Set(['chat', 'doc', 'web', 'tool', 'file', 'system']);
+const SOURCE_TYPES = new Set<string>(MEMORY_SOURCE_TYPES);
 
 function invalid(message: string, details: Record<string, unknown>): EngramError {
   return new EngramError('INVALID_INPUT', message, { details });
@@ -179,7 +180,10 @@ export function assertUsageEntries(usage: UsageEntry[]): void {
     if (typeof entry?.id !== 'string' || !Number.isInteger(entry.count) || entry.count < 0) {
       throw new EngramError('INVALID_INPUT', 'each usage entry needs an id and a non-negative integer count');
     }
-    if (entry.lastUsedAt !== null && (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))) {
+    if (
+      entry.lastUsedAt !== null &&
+      (typeof entry.lastUsedAt !== 'string' || Number.isNaN(Date.parse(entry.lastUsedAt)))
+    ) {
       throw new EngramError('INVALID_INPUT', 'lastUsedAt must be an ISO-8601 timestamp or null', {
         details: { id: entry.id },
       });

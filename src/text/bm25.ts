@@ -1,4 +1,3 @@
-import type { Tokenizer } from './tokenizer.js';
 
 /** BM25 constants of the reference recall. */
 export interface Bm25Params {
@@ -69,9 +68,4 @@ export function bm25Scores(
   }
   if (max > 0) for (let i = 0; i < n; i++) normalized[i] = (raw[i] as number) / max;
   return { raw, normalized };
-}
-
-/** Tokenises every document once. */
-export function tokenizeAll(texts: readonly string[], tokenize: Tokenizer): string[][] {
-  return texts.map((text) => tokenize(text));
 }

@@ -9,7 +9,7 @@
  * deterministic bag-of-words style (similar words → similar vectors).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MemoryApi } from '../../src/api.js';
+import type { MemoryApi } from '../../src/model/api.js';
 import type { Memory } from '../../src/model/memory.js';
 import { expectCode } from '../support/expect-code.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RecallOptions } from '../../src/api.js';
+import type { RecallOptions } from '../../src/model/api.js';
 import { openKeyStore, type KeyStore } from '../../src/auth/key-store.js';
 import { RemoteEngram } from '../../src/client/remote-engram.js';
 import { Engram } from '../../src/engram.js';

@@ -9,7 +9,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/model/errors.js';
 import type { Memory } from '../../src/model/memory.js';
-import type { LexicalQuery, MemoryFilter, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
+import type { LexicalQuery, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
+import type { MemoryFilter } from '../../src/model/memory-filter.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
 

@@ -13,7 +13,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecallResult } from '../../src/api.js';
+import type { RecallResult } from '../../src/model/api.js';
 import { Engram } from '../../src/engram.js';
 import { ENGRAM_PROFILE } from '../../src/recall/recall-profile.js';
 import type { MemoryInput } from '../../src/model/memory.js';

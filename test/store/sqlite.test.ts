@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
-import type { MemoryFilter } from '../../src/store/memory-store.js';
+import type { MemoryFilter } from '../../src/model/memory-filter.js';
 import { runStoreConformance } from './conformance.js';
 import {
   applySqliteMigrations,

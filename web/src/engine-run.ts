@@ -157,7 +157,7 @@ function searchOutcome(label: string, r: SearchResponse, threshold: number): Out
   }
   const timings: Array<[string, number]> = [];
   const detailTimings: Array<[string, number]> = [];
-  for (const [name, value] of Object.entries(r.timings)) {
+  for (const [name, value] of Object.entries(r.timings) as Array<[string, number | Record<string, number>]>) {
     if (typeof value === 'number') timings.push([name.replace(/Ms$/, ''), value]);
     else for (const [sub, ms] of Object.entries(value)) detailTimings.push([`${name}: ${sub}`, ms]);
   }

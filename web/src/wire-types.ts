@@ -1,65 +1,28 @@
 /** Shapes of the `/v1` API responses the inspector reads (a subset of the OpenAPI document). */
 
-// The server's own list: one source for the memory types the API accepts.
+// The server's own vocabulary and shapes: one source for what the API accepts and returns.
 import { MEMORY_TYPES, type MemoryType } from '../../src/model/memory-type.js';
+import { PROVIDER_NAMES, type ProviderName } from '../../src/model/provider-name.js';
+import type { Memory, MemorySource } from '../../src/model/memory.js';
+import type { Scope } from '../../src/model/scope.js';
+import type { Hit } from '../../src/model/hit.js';
+import type { RecallResult } from '../../src/model/api.js';
+import type { SearchHit, SearchPlan, SearchResult } from '../../src/model/search-result.js';
 
-export { MEMORY_TYPES, type MemoryType };
-
-export const PROVIDERS = [
-  'openai-chat',
-  'openai-responses',
-  'anthropic-messages',
-  'bedrock-converse',
-  'bedrock-invoke-anthropic',
-  'google-genai',
-  'ai-sdk-prompt',
-] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-export interface Scope {
-  tenant: string;
-  user?: string;
-  agent?: string;
-  session?: string;
-  collection?: string;
-}
+export {
+  MEMORY_TYPES,
+  PROVIDER_NAMES as PROVIDERS,
+  type Memory,
+  type MemorySource,
+  type MemoryType,
+  type Scope,
+  type SearchHit,
+  type SearchPlan,
+};
+export type Provider = ProviderName;
 
 /** Narrowing sent with requests; the tenant always comes from the key. */
-export interface RequestScope {
-  user?: string;
-  agent?: string;
-  session?: string;
-  collection?: string;
-}
-
-export interface MemorySource {
-  type: string;
-  id?: string;
-  role?: string;
-  content?: string;
-  url?: string;
-  title?: string;
-}
-
-export interface Memory {
-  id: string;
-  text: string;
-  type: MemoryType;
-  key: string | null;
-  tags: string[];
-  level: string | null;
-  summary: string | null;
-  background: string | null;
-  sources: MemorySource[];
-  scope: Scope;
-  metadata: Record<string, unknown>;
-  statedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  status: 'activated' | 'archived' | 'deleted';
-  usage: { count: number; lastUsedAt: string | null };
-  embedding: { model: string; dim: number } | null;
-}
+export type RequestScope = Omit<Scope, 'tenant'>;
 
 export interface Page {
   items: Memory[];
@@ -75,78 +38,15 @@ export interface WhoAmI {
   rerankers: string[];
 }
 
-export interface RecallHit {
-  memory: Memory;
-  score: number;
-  explanation: {
-    channels: string[];
-    cosine: number;
-    bm25: number;
-    bm25Raw: number;
-    denseWeight: number;
-    lexicalWeight: number;
-    fused: number;
-    denseRank?: number;
-    lexicalRank?: number;
-    extra?: Record<string, number>;
-  };
-}
+export type RecallHit = Hit;
 
-export interface RecallResponse {
-  query: string;
-  hits: RecallHit[];
-  cut: RecallHit[];
-  poolSize: number;
-  timings: { embedMs: number; denseMs: number; lexicalMs: number; rankMs: number; totalMs: number };
+/** `POST /v1/recall`, with the server's own timings when asked for. */
+export interface RecallResponse extends RecallResult {
   server?: { parseMs: number; recallMs: number; totalMs: number };
 }
 
-export interface SearchHit {
-  memory: Memory;
-  relevance: number;
-  collection: string | null;
-  explanation: {
-    paths: string[];
-    channels: Record<string, number>;
-    cosine: number;
-    bm25: number;
-    lexicalWeight: number;
-    fused: number;
-    rerank?: { name: string; score: number };
-    boost?: number;
-    stage?: number;
-  };
-  rewritten?: string;
-}
-
-export interface SearchPlan {
-  mode?: string;
-  goal?: {
-    keys?: string[];
-    tags?: string[];
-    rephrasedQuery?: string;
-    memories?: string[];
-    internetSearch?: boolean;
-    goalType?: string;
-  };
-  info?: { mode?: string; fallback?: string };
-  queryTexts?: string[];
-  subQuestions?: string[];
-  keywordTerms?: string[];
-  paths?: string[];
-  reranker?: string;
-  stages?: Array<{ stage: number; canAnswer: boolean; phrases: string[]; error?: string }>;
-}
-
 /** `POST /v1/search`. */
-export interface SearchResponse {
-  query: string;
-  hits: SearchHit[];
-  plan: SearchPlan;
-  timings: Record<string, number | Record<string, number>>;
-  collections: { searched: Array<string | null>; denied: string[] };
-  degraded: Record<string, string>;
-}
+export type SearchResponse = SearchResult;
 
 export interface InjectResponse {
   request: Record<string, unknown>;

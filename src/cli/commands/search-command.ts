@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SearchResult } from '../../search/search-result.js';
+import type { SearchResult } from '../../model/search-result.js';
 import { parseSearchTypes } from '../../search/parse-search-types.js';
 import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
 import { parseNumber } from '../parse-option.js';

@@ -7,3 +7,4 @@ export { bedrockInvokeAnthropic } from './bedrock-invoke-anthropic.js';
 export { googleGenai } from './google-genai.js';
 export { aiSdkPrompt } from './ai-sdk-prompt.js';
 export { providers, extractQuery, injectBlock } from './registry.js';
+export type { ProviderName } from '../../model/provider-name.js';

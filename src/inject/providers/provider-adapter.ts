@@ -1,12 +1,4 @@
-/** The request shapes Engram can read a query from and inject a context block into. */
-export type ProviderName =
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic-messages'
-  | 'bedrock-converse'
-  | 'bedrock-invoke-anthropic'
-  | 'google-genai'
-  | 'ai-sdk-prompt';
+import type { ProviderName } from '../../model/provider-name.js';
 
 /**
  * One request shape. Every function accepts anything and never throws on odd input: an

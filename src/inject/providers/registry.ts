@@ -1,4 +1,5 @@
-import type { ProviderAdapter, ProviderName } from './provider-adapter.js';
+import type { ProviderAdapter } from './provider-adapter.js';
+import type { ProviderName } from '../../model/provider-name.js';
 import { aiSdkPrompt } from './ai-sdk-prompt.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { bedrockConverse } from './bedrock-converse.js';

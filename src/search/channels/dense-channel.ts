@@ -1,5 +1,6 @@
 import type { Scope } from '../../model/scope.js';
-import type { DenseCandidate, MemoryFilter } from '../../store/memory-store.js';
+import type { DenseCandidate } from '../../store/memory-store.js';
+import type { MemoryFilter } from '../../model/memory-filter.js';
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 
 const NARROWING_FIELDS = ['user', 'agent', 'session', 'collection'] as const;

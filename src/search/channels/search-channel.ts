@@ -1,8 +1,9 @@
 import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
-import type { MemoryFilter, MemoryStore } from '../../store/memory-store.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import type { MemoryFilter } from '../../model/memory-filter.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
-import type { ParsedGoal } from '../plan/parsed-goal.js';
+import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** Names of the retrieval channels inside one scope. */
 export type ChannelName = 'dense' | 'graph' | 'bm25' | 'fulltext' | 'working' | 'internet';

@@ -1,6 +1,6 @@
 import { tokenizeMixed } from '../channels/keyword-terms.js';
 import type { CjkSegmenter } from '../channels/cjk-segmenter.js';
-import type { ParsedGoal } from './parsed-goal.js';
+import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** Options of {@link planFast}. */
 export interface FastPlanOptions {

@@ -1,9 +1,10 @@
 import { chatJson } from '../../llm/chat-json.js';
-import type { ChatMessage, ChatModel } from '../../llm/chat-model.js';
+import type { ChatModel } from '../../llm/chat-model.js';
+import type { ChatMessage } from '../../model/chat-message.js';
 import { EngramError } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
 import { planFast, type FastPlanOptions } from './fast-plan.js';
-import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
+import type { ParsedGoal, PlanInfo } from '../../model/parsed-goal.js';
 
 /** The planning prompt (seed 003 `TASK_PARSE_PROMPT`, restated). */
 export const TASK_PARSE_PROMPT = `You turn a user's message into a retrieval plan for a personal memory store.

@@ -1,6 +1,6 @@
 import type { Embedder } from '../../embed/embedder.js';
 import { EngramError } from '../../model/errors.js';
-import type { ParsedGoal } from './parsed-goal.js';
+import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** The texts a search embeds: `dedupe([rephrased, ...memories, ...subQuestions])`, order kept. */
 export function queryTexts(goal: ParsedGoal, subQuestions: readonly string[] = []): string[] {

@@ -1,27 +1,6 @@
 import type { MemoryType } from '../../model/memory-type.js';
+import { DEFAULT_BUCKET_LIMITS, type BucketLimits } from '../../model/bucket-limits.js';
 import type { Scored } from './scored-hit.js';
-
-/** Result sizes per bucket. The text types (working, long-term, user, outer, raw file) share `topK`. */
-export interface BucketLimits {
-  /** @default 10 */
-  topK: number;
-  /** ToolSchemaMemory. @default 6 */
-  toolSchemaTopK: number;
-  /** ToolTrajectoryMemory. @default 6 */
-  toolTrajectoryTopK: number;
-  /** SkillMemory. @default 3 */
-  skillTopK: number;
-  /** PreferenceMemory. @default 6 */
-  preferenceTopK: number;
-}
-
-export const DEFAULT_BUCKET_LIMITS: BucketLimits = {
-  topK: 10,
-  toolSchemaTopK: 6,
-  toolTrajectoryTopK: 6,
-  skillTopK: 3,
-  preferenceTopK: 6,
-};
 
 /** The bucket a memory type falls in. */
 export function bucketOf(type: MemoryType): keyof BucketLimits {

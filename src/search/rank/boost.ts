@@ -1,11 +1,5 @@
+import type { BoostContext } from '../../model/boost-context.js';
 import type { Memory } from '../../model/memory.js';
-
-/** What the caller is currently about, for boosts. */
-export interface BoostContext {
-  userId?: string | undefined;
-  sessionId?: string | undefined;
-  tags?: string[] | undefined;
-}
 
 /** Boost weights. @default {userId: 0.5, tags: 0.2, sessionId: 0.3} (seed 003) */
 export interface BoostWeights {
@@ -31,7 +25,8 @@ export function applyBoost(
   if (context) {
     if (context.userId !== undefined && memory.scope.user === context.userId) factor *= 1 + weights.userId;
     if (context.sessionId !== undefined && memory.scope.session === context.sessionId) factor *= 1 + weights.sessionId;
-    if (context.tags && context.tags.length > 0 && memory.tags.some((t) => context.tags?.includes(t))) factor *= 1 + weights.tags;
+    if (context.tags && context.tags.length > 0 && memory.tags.some((t) => context.tags?.includes(t)))
+      factor *= 1 + weights.tags;
   }
   return { score: Math.min(1, Math.max(0, score * factor)), factor };
 }

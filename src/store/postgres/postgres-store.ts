@@ -4,19 +4,8 @@ import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import { topK } from '../../vector/top-k.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
-import type {
-  DenseCandidate,
-  DenseQuery,
-  LexicalCandidate,
-  LexicalQuery,
-  ListOptions,
-  MemoryFilter,
-  MemoryRecord,
-  MemoryStore,
-  Page,
-  ScopeStats,
-  UsageEntry,
-} from '../memory-store.js';
+import type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, UsageEntry } from '../memory-store.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import {
   assertFilter,
   assertIds,

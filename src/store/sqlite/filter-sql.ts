@@ -1,5 +1,5 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
-import type { MemoryFilter } from '../memory-store.js';
+import type { MemoryFilter } from '../../model/memory-filter.js';
 import type { SlotFilter } from './vector-partition.js';
 
 /** A SQL WHERE fragment over alias `m` and its positional parameters. */

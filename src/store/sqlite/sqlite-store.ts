@@ -3,20 +3,8 @@ import { EngramError } from '../../model/errors.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import { decodeListCursor, encodeListCursor, type ListDirection, type ListOrder } from '../list-cursor.js';
-import type {
-  DenseCandidate,
-  DenseQuery,
-  LexicalCandidate,
-  LexicalQuery,
-  ListOptions,
-  MemoryFilter,
-  MemoryRecord,
-  MemoryStore,
-  MemoryText,
-  Page,
-  ScopeStats,
-  UsageEntry,
-} from '../memory-store.js';
+import type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, MemoryText, UsageEntry } from '../memory-store.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import {
   assertFilter,
   assertIds,

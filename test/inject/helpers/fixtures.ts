@@ -1,4 +1,4 @@
-import type { RecallOptions, RecallResult } from '../../../src/api.js';
+import type { RecallOptions, RecallResult } from '../../../src/model/api.js';
 import type { Hit } from '../../../src/model/hit.js';
 import type { Memory, MemoryInput } from '../../../src/model/memory.js';
 import type { Scope } from '../../../src/model/scope.js';

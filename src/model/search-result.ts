@@ -1,5 +1,5 @@
-import type { Memory } from '../model/memory.js';
-import type { ParsedGoal, PlanInfo } from './plan/parsed-goal.js';
+import type { Memory } from './memory.js';
+import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
 
 /** Why a hit is where it is: every path, channel and score that shaped its rank. */
 export interface SearchExplanation {

@@ -1,9 +1,9 @@
-import type { ChatMessage } from '../llm/chat-model.js';
-import type { MemoryType } from '../model/memory-type.js';
-import type { Scope } from '../model/scope.js';
-import type { BucketLimits } from './post/type-buckets.js';
-import type { BoostContext } from './rank/boost.js';
-import type { PathName } from './search-paths.js';
+import type { ChatMessage } from './chat-message.js';
+import type { MemoryType } from './memory-type.js';
+import type { Scope } from './scope.js';
+import type { BucketLimits } from './bucket-limits.js';
+import type { BoostContext } from './boost-context.js';
+import type { PathName } from './path-name.js';
 
 /** `fast`: no LLM; `fine`: one LLM planning call; `deep`: fine plus multi-stage retrieve → reflect → retrieve. */
 export type SearchMode = 'fast' | 'fine' | 'deep';

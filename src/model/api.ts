@@ -1,8 +1,10 @@
-import type { Hit } from './model/hit.js';
-import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
-import type { MemoryType } from './model/memory-type.js';
-import type { Scope } from './model/scope.js';
-import type { ListOptions, MemoryFilter, Page, ScopeStats } from './store/memory-store.js';
+import type { Hit } from './hit.js';
+import type { Memory, MemoryInput, MemoryPatch } from './memory.js';
+import type { MemoryType } from './memory-type.js';
+import type { Scope } from './scope.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filter.js';
+import type { SearchOptions } from './search-options.js';
+import type { SearchResult } from './search-result.js';
 
 /** Every call names its scope: there is no shared "current user". */
 export interface Scoped {
@@ -68,5 +70,10 @@ export interface MemoryApi {
   list(request: ListRequest): Promise<Page<Memory>>;
   stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats>;
   recall(query: string, options: RecallOptions): Promise<RecallResult>;
+  /**
+   * The multi-path searcher: plan (fast | fine | deep), paths over memory types, channels, a named
+   * reranker, post-processing. Local and remote answer with the same hits, order and scores.
+   */
+  search(query: string, options: SearchOptions): Promise<SearchResult>;
   close(): Promise<void>;
 }
