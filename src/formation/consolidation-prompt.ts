@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../llm/chat-model.js';
+import type { ChatMessage } from '../model/chat-message.js';
 import type { ConsolidationBatch, DecisionTarget } from './consolidator.js';
 import { validFromOf, type FormedMemory } from './temporal.js';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../llm/chat-model.js';
+import type { ChatMessage } from '../model/chat-message.js';
 import type { ExtractionWindow } from './extraction-window.js';
 import { FACT_KINDS } from './fact-kind.js';
 
