@@ -4,7 +4,7 @@ import { EngramError } from '../model/errors.js';
 import { approximateTokens } from './approximate-tokens.js';
 import { sanitizeMemoryText } from './sanitize-memory-text.js';
 
-/** The reference's leading sentence (seed 000, recall_injection.py:195), kept word for word. */
+/** The reference recall's leading sentence, kept word for word. */
 export const DEFAULT_PREAMBLE =
   "Only use the relevant context if it is relevant to the user's query. Relevant context about the user:";
 
