@@ -3,3 +3,4 @@ export * from './mmr.js';
 export * from './near-duplicates.js';
 export * from './scored-hit.js';
 export * from './type-buckets.js';
+export * from './post-process.js';
