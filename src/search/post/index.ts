@@ -3,4 +3,3 @@ export * from './mmr.js';
 export * from './near-duplicates.js';
 export * from './scored-hit.js';
 export * from './type-buckets.js';
-export * from './post-process.js';

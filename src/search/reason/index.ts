@@ -3,4 +3,3 @@ export * from './memory-reasoner.js';
 export * from './memory-rewrite.js';
 export * from './reasoner-lines.js';
 export * from './stage-judge.js';
-export * from './keep-selected.js';
