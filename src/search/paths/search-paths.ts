@@ -1,12 +1,12 @@
-import type { BucketLimits } from '../model/bucket-limits.js';
-import type { MemoryType } from '../model/memory-type.js';
-import type { PathName } from '../model/path-name.js';
-import { denseChannel } from './channels/dense-channel.js';
-import { graphChannel } from './channels/graph-channel.js';
-import { bm25Channel } from './channels/bm25-channel.js';
-import { fulltextChannel } from './channels/fulltext-channel.js';
-import type { SearchChannel } from './channels/search-channel.js';
-import { workingChannel } from './channels/working-channel.js';
+import type { BucketLimits } from '../../model/bucket-limits.js';
+import type { MemoryType } from '../../model/memory-type.js';
+import type { PathName } from '../../model/path-name.js';
+import { denseChannel } from '../channels/dense-channel.js';
+import { graphChannel } from '../channels/graph-channel.js';
+import { bm25Channel } from '../channels/bm25-channel.js';
+import { fulltextChannel } from '../channels/fulltext-channel.js';
+import type { SearchChannel } from '../channels/search-channel.js';
+import { workingChannel } from '../channels/working-channel.js';
 
 /** One path: which memory types it reads, with which channels, and which bucket limits it. */
 export interface PathSpec {
@@ -19,13 +19,14 @@ export interface PathSpec {
 const SCOPE_CHANNELS = [denseChannel, graphChannel, bm25Channel, fulltextChannel];
 
 /**
- * The local paths. Long-term and user memory run as two parallel paths (seed path B); stored
- * outer and raw-file memories ride with long-term. Every scope path runs the channels of seed 003
- * in one candidate pool: dense, graph, BM25, and — as in the seed, only with `fastGraph` or
- * `fulltext` — the full-text channel (see {@link FULLTEXT_IN_SCOPE}). The separate `keyword` path
- * (full-text alone over the text types, ranked in its own pool) is opt-in: on LoCoMo it lowered
- * multi-hop and open-domain recall (its own-pool BM25 normalisation inflates its hits when merged
- * by max score), see bench/RESULTS-search.md. Internet is handled separately (it reads no store).
+ * The local paths. Long-term and user memory run as two parallel paths (the multi-path searcher's
+ * path B); stored outer and raw-file memories ride with long-term. Every scope path runs the
+ * multi-path searcher's scope channels in one candidate pool: dense, graph, BM25, and — as there,
+ * only with `fastGraph` or `fulltext` — the full-text channel (see {@link FULLTEXT_IN_SCOPE}). The
+ * separate `keyword` path (full-text alone over the text types, ranked in its own pool) is opt-in:
+ * on LoCoMo it lowered multi-hop and open-domain recall (its own-pool BM25 normalisation inflates
+ * its hits when merged by max score), see bench/RESULTS-search.md. Internet is handled separately
+ * (it reads no store).
  */
 export const LOCAL_PATHS: readonly PathSpec[] = [
   { name: 'working', types: ['WorkingMemory'], channels: [workingChannel], bucket: 'topK' },

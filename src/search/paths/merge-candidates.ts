@@ -1,21 +1,4 @@
-import type { Memory } from '../model/memory.js';
-
-/** A candidate moving through a search, with every score that shaped it. */
-export interface SearchCandidate {
-  memory: Memory;
-  collection: string | null;
-  paths: Set<string>;
-  channels: Record<string, number>;
-  cosine: number;
-  bm25: number;
-  lexicalWeight: number;
-  fused: number;
-  rerank?: { name: string; score: number } | undefined;
-  boost?: number | undefined;
-  stage?: number | undefined;
-  /** Current score (fused → reranked → boosted). */
-  score: number;
-}
+import type { SearchCandidate } from './search-candidate.js';
 
 /** Merges candidates found by several paths (or stages): union of paths and channels, best score kept. */
 export function mergeCandidates(lists: Iterable<readonly SearchCandidate[]>): SearchCandidate[] {
