@@ -3,32 +3,9 @@ import { EngramError, isEngramErrorCode, type EngramErrorCode } from '../model/e
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
-import type { SearchOptions } from '../model/search-options.js';
+import type { RemoteSearchOptions } from '../model/request-fields.js';
 import type { SearchResult } from '../model/search-result.js';
 import type { MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
-
-/** Searcher options the server accepts on `POST /v1/search` (see {@link SearchOptions}). */
-export type RemoteSearchOptions = Pick<
-  SearchOptions,
-  | 'scope'
-  | 'mode'
-  | 'topK'
-  | 'types'
-  | 'paths'
-  | 'reranker'
-  | 'collections'
-  | 'threshold'
-  | 'priority'
-  | 'fastGraph'
-  | 'decompose'
-  | 'reason'
-  | 'deepStages'
-  | 'nearDuplicateThreshold'
-  | 'mmrLambda'
-  | 'dedupe'
-  | 'context'
-  | 'signal'
->;
 
 /** The fetch function the client uses (the global `fetch` or any compatible one). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -282,7 +259,10 @@ export class RemoteEngram implements MemoryApi {
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);
   }
 
-  /** The seed-003 searcher, run by the server (`POST /v1/search`) in the key's tenant. */
+  /**
+   * The same search as the in-process facade, run by the server's `search` (`POST /v1/search`)
+   * in the key's tenant: the same hits, order and scores. Takes the wire options only.
+   */
   async search(query: string, options: RemoteSearchOptions): Promise<SearchResult> {
     const scope = validateScope(options?.scope);
     const { signal, scope: _scope, ...rest } = options;

@@ -5,7 +5,7 @@ import { EngramError } from '../model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
 import { canSee, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
 import {
   BatchBodySchema,

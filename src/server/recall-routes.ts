@@ -4,7 +4,7 @@ import { formatContextBlock } from '../inject/context-block.js';
 import { providers } from '../inject/providers/registry.js';
 import type { Principal } from '../auth/api-key.js';
 import { resolveScope, type RequestedScope } from '../auth/principal-scope.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
 import { InjectBodySchema, InjectResponseSchema, RecallBodySchema, RecallResponseSchema } from './schemas.js';
 

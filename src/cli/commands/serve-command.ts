@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { listKeys, createKey } from '../../auth/key-admin.js';
 import { importJsonl } from '../../import/jsonl.js';
 import { curlExample } from '../../server/curl-example.js';
-import { openDefaultEngram } from '../../server/open-default-engram.js';
+import { openDefaultEngram } from '../../open-default-engram.js';
 import { startServer } from '../../server/start-server.js';
 import type { GlobalOptions } from '../cli-context.js';
 import { openEngram } from '../cli-context.js';
