@@ -1,5 +1,6 @@
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
-import { EngramError, isEngramErrorCode, type EngramErrorCode } from '../model/errors.js';
+import { EngramError, isEngramErrorCode } from '../model/errors.js';
+import { codeForHttpStatus } from '../model/status-code.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
@@ -28,20 +29,6 @@ export interface RemoteEngramOptions {
   /** Ask the server for its stage timings on every recall (`result.server`). @default false */
   explain?: boolean | undefined;
 }
-
-/** A code for an answer without an Engram error body (a proxy, a crash), guessed from its status. */
-const STATUS_CODES: Record<number, EngramErrorCode> = {
-  400: 'INVALID_INPUT',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  408: 'TIMEOUT',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  502: 'EMBEDDER_ERROR',
-  503: 'STORE_BUSY',
-  504: 'TIMEOUT',
-};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -145,8 +132,7 @@ export class RemoteEngram implements MemoryApi {
         isRetryable: retryable,
       });
     }
-    const code = STATUS_CODES[response.status] ?? (response.status >= 500 ? 'INTERNAL' : 'INVALID_INPUT');
-    return new EngramError(code, `HTTP ${response.status} from the Engram server`, {
+    return new EngramError(codeForHttpStatus(response.status), `HTTP ${response.status} from the Engram server`, {
       isRetryable: retryable,
       details: { status: response.status },
     });

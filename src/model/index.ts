@@ -15,5 +15,6 @@ export * from './request-fields.js';
 export * from './scope.js';
 export * from './search-options.js';
 export * from './search-result.js';
+export * from './status-code.js';
 export * from './validate.js';
 export * from './validate-search-options.js';

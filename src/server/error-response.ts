@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ERROR_HTTP_STATUS, EngramError, isEngramError, type EngramErrorCode } from '../model/errors.js';
+import { ERROR_HTTP_STATUS, EngramError, isEngramError } from '../model/errors.js';
+import { codeForHttpStatus } from '../model/status-code.js';
 import type { AppEnv } from './route-types.js';
 import type { ServerLogger } from './server-logger.js';
 
@@ -15,18 +16,9 @@ export function errorResponse(c: Context, error: EngramError): Response {
   return c.json({ error: error.toJSON() }, status as 400, headers);
 }
 
-/** Hono's own exceptions (rare: malformed requests it rejects itself) by status. */
-const HTTP_EXCEPTION_CODES: Readonly<Record<number, EngramErrorCode>> = {
-  400: 'INVALID_INPUT',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  413: 'PAYLOAD_TOO_LARGE',
-};
-
+/** Hono's own exceptions (rare: requests it rejects itself), by status. */
 function fromHttpException(error: HTTPException): EngramError {
-  const code = HTTP_EXCEPTION_CODES[error.status] ?? (error.status >= 500 ? 'INTERNAL' : 'INVALID_INPUT');
-  return new EngramError(code, error.message || `HTTP ${error.status}`, { cause: error });
+  return new EngramError(codeForHttpStatus(error.status), error.message || `HTTP ${error.status}`, { cause: error });
 }
 
 /**
