@@ -381,9 +381,11 @@ export class Engram implements MemoryApi {
   }
 
   /**
-   * The searcher (seed 003) over the core recall: plan (fast | fine | deep), paths over memory
+   * The multi-path searcher over the core recall: plan (fast | fine | deep), paths over memory
    * types in parallel, channels, a named reranker, post-processing; hits carry `relevance`, their
-   * collection and the explanation of every score, with the plan and per-stage timings.
+   * collection and the explanation of every score, with the plan and per-stage timings. This is
+   * the one search path: `POST /v1/search`, MCP's `search_memories` and `engram search` call it.
+   * Options are checked first (unknown fields too), with the codes every entry point answers.
    */
   async search(query: string, options: SearchOptions): Promise<SearchResult> {
     this.ensureOpen();

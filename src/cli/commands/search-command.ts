@@ -56,7 +56,7 @@ function formatSearch(result: SearchResult, explain: boolean): string {
   ].join('\n');
 }
 
-/** `engram search <query>`: the multi-path searcher (seed 003) over every memory type. */
+/** `engram search <query>`: the multi-path searcher (`Engram.search`) over every memory type. */
 export function registerSearch(program: Command, globals: () => GlobalOptions): void {
   program
     .command('search')
