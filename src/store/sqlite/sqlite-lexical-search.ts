@@ -40,7 +40,6 @@ export class SqliteLexicalSearch {
   constructor(
     private readonly runner: SqliteRunner,
     private readonly options: SqliteLexicalOptions,
-    private readonly vectorCache: () => VectorCache | null,
   ) {}
 
   /** Called after every committed write of this process. */
@@ -48,10 +47,10 @@ export class SqliteLexicalSearch {
     this.corpus.dirty = true;
   }
 
-  search(query: LexicalQuery): LexicalCandidate[] {
+  /** Top candidates of a validated query; from `cache` when the query names a space and there is one. */
+  search(query: LexicalQuery, cache: VectorCache | null): LexicalCandidate[] {
     const terms = ftsTerms(query.terms);
     if (terms.length === 0) return [];
-    const cache = query.space === undefined ? null : this.vectorCache();
     if (cache !== null && query.space !== undefined) return this.cachedLexical(cache, query, query.space, terms);
     return this.ftsLexical(query, terms);
   }

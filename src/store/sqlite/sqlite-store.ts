@@ -80,7 +80,7 @@ export class SqliteStore extends SqlMemoryStore {
       throw toEngramError(error, 'open');
     }
     this.runner = new SqliteRunner(this.db);
-    this.lexical = new SqliteLexicalSearch(this.runner, this.options, () => this.vectorCache());
+    this.lexical = new SqliteLexicalSearch(this.runner, this.options);
   }
 
   /** The underlying connection, for diagnostics and tests. Do not write through it. */
@@ -257,7 +257,7 @@ export class SqliteStore extends SqlMemoryStore {
   }
 
   protected lexicalCandidates(query: LexicalQuery): LexicalCandidate[] {
-    return this.lexical.search(query);
+    return this.lexical.search(query, query.space === undefined ? null : this.vectorCache());
   }
 
   protected closeConnection(): void {
