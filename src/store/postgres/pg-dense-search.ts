@@ -3,7 +3,7 @@ import { filterWhere } from '../sql/filter-where.js';
 import type { QueryRunner } from '../sql/query-runner.js';
 import type { SqlDialect } from '../sql/sql-dialect.js';
 import { scoreVectorRows, vectorScanSql, type VectorRow } from '../sql/vector-rows.js';
-import type { PgNames } from './pg-migrations.js';
+import type { PgNames } from './pg-names.js';
 
 /** What a dense-search strategy of the PostgreSQL store may use. */
 export interface PgDenseContext {

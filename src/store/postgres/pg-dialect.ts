@@ -3,7 +3,7 @@ import type { MemorySource } from '../../model/memory.js';
 import { memoryFromColumns } from '../memory-from-columns.js';
 import { SqlParams, type ColumnKind, type SqlDialect } from '../sql/sql-dialect.js';
 import { toEngramError } from './pg-errors.js';
-import type { PgNames } from './pg-migrations.js';
+import type { PgNames } from './pg-names.js';
 
 /** The array type a column of this kind is bound as in a multi-row `unnest(…)` insert. */
 export const PG_ARRAY_TYPES: Record<ColumnKind, string> = {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PgNames } from './pg-migrations.js';
+import type { PgNames } from './pg-names.js';
 
 /**
  * Where the tables of one Engram schema live. The default is one server; a distributed

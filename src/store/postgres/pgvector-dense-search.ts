@@ -4,7 +4,7 @@ import { filterWhere } from '../sql/filter-where.js';
 import type { SqlQueries } from '../sql/query-runner.js';
 import { scoreVectorRows, type VectorRow } from '../sql/vector-rows.js';
 import type { PgDenseContext, PgDenseSearch, PgVectorColumn } from './pg-dense-search.js';
-import { quoteIdent } from './pg-migrations.js';
+import { quoteIdent } from './pg-names.js';
 
 /** pgvector cannot build an HNSW index on vectors longer than this. */
 export const HNSW_MAX_DIM = 2000;
