@@ -21,6 +21,7 @@ import { resolveSearchSettings, type SearchSettings } from './resolve-search-set
 import { runDeepSearch } from './run-deep-search.js';
 import { timed } from './timed.js';
 import { toSearchHits } from './to-search-hits.js';
+import { resolveValidity } from '../model/resolve-validity.js';
 
 /** What a {@link Searcher} is built from. Everything but store and embedder is optional. */
 export interface SearcherDeps {
@@ -168,6 +169,7 @@ export class Searcher {
       store,
       model: embedder.model,
       scope: options.scope,
+      validAt: resolveValidity(options, this.deps.clock ?? (() => new Date())).validAt,
       collections,
       paths: planning.paths,
       web: planning.web

@@ -1,0 +1,148 @@
+import type { EmbeddingInfo } from '../model/memory.js';
+import type { Scope } from '../model/scope.js';
+import { isEngramError } from '../model/errors.js';
+import { consolidateWindow, extractWindow, type FormationDeps, type WindowOutcome } from './form-window.js';
+import type { ApplyContext, FormationStore, OperationVector } from './formation-store.js';
+import { NO_USAGE } from './llm-usage.js';
+import type { FormationOp } from './operations.js';
+import { factScope, windowOfJob } from './window-of-job.js';
+import type { FormationJob, JobError } from './work-queue.js';
+
+/** Embeds texts for the store, with the embedding they are under. */
+export type EmbedTexts = (
+  texts: string[],
+  scope: Scope,
+) => Promise<{ vectors: Float32Array[]; embedding: EmbeddingInfo }>;
+
+/** What running one job needs. */
+export interface RunJobDeps {
+  store: FormationStore;
+  formation: FormationDeps;
+  embed: EmbedTexts;
+  clock: () => Date;
+  /**
+   * Archives the turns a formed window's facts came from (`formedTurns: 'archive'`), after the
+   * window's transaction: a crash in between leaves them recallable, as `keep` does. @default keep them
+   */
+  archiveTurns?: ((tenant: string, episodeIds: string[], context: ApplyContext) => Promise<void>) | undefined;
+}
+
+/** What a succeeded job did. */
+export interface JobRun {
+  outcome: WindowOutcome | null;
+  operations: number;
+}
+
+/** The texts a window's operations write, each to be embedded once. */
+function textsOf(operations: FormationOp[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const op of operations) {
+    if (op.op === 'add') texts.set(op.memory.id, op.memory.text);
+    else if (op.op === 'update' && op.patch.text !== undefined) texts.set(op.id, op.patch.text);
+  }
+  return texts;
+}
+
+async function vectorsFor(
+  operations: FormationOp[],
+  embed: EmbedTexts,
+  scope: Scope,
+): Promise<Map<string, OperationVector>> {
+  const texts = textsOf(operations);
+  const out = new Map<string, OperationVector>();
+  if (texts.size === 0) return out;
+  const unique = [...new Set(texts.values())];
+  const { vectors, embedding } = await embed(unique, scope);
+  const byText = new Map(unique.map((t, i) => [t, vectors[i] as Float32Array]));
+  for (const [id, text] of texts) out.set(id, { vector: byText.get(text) as Float32Array, embedding });
+  return out;
+}
+
+/** The record every change of a job's window is written under. */
+function contextOf(
+  job: FormationJob,
+  at: string,
+  by: { extractor: string; consolidator: string; decidedBy: 'llm' | 'rules' },
+): ApplyContext {
+  return {
+    tenant: job.tenant,
+    scope: factScope(job.scope),
+    at,
+    cause: { type: 'formation', jobId: job.id, windowKey: job.idempotencyKey, ...by },
+    caller: { kind: 'system', id: null },
+  };
+}
+
+function decidedBy(outcome: WindowOutcome): { extractor: string; consolidator: string; decidedBy: 'llm' | 'rules' } {
+  const { extractor } = outcome.extraction;
+  const { consolidator, decisions } = outcome.consolidation;
+  return {
+    extractor: `${extractor.name}@${extractor.version}`,
+    consolidator: `${consolidator.name}@${consolidator.version}`,
+    decidedBy: decisions.some((d) => d.decidedBy === 'llm') ? 'llm' : 'rules',
+  };
+}
+
+/** Runs `step` after the consolidation steps of the same fact scope started before it. */
+export type InScopeOrder = <T>(step: () => Promise<T>) => Promise<T>;
+
+/**
+ * Forms one claimed job: loads its episodes and extracts the window (one LLM call, at any time),
+ * then — in `inOrder`, after the windows of the same fact scope before it — finds neighbours with
+ * recall, consolidates (one LLM call), embeds what the operations write, and applies it all in the
+ * store's one transaction that also marks the job succeeded. A job whose episodes are all gone
+ * completes with nothing to do. Rejects with the failure of whichever step failed; nothing is
+ * written then (the transaction is all or nothing).
+ */
+export async function runJob(
+  deps: RunJobDeps,
+  job: FormationJob,
+  owner: string,
+  signal: AbortSignal,
+  inOrder: InScopeOrder = (step) => step(),
+): Promise<JobRun> {
+  const episodes = await deps.store.episodes.getEpisodes(job.tenant, job.episodeIds);
+  const window = windowOfJob(job, episodes);
+  const extracted = window.turns.length === 0 ? null : await extractWindow(deps.formation, window, { signal });
+  signal.throwIfAborted();
+  return inOrder(async () => {
+    signal.throwIfAborted();
+    if (extracted === null) {
+      const result = { candidates: 0, operations: 0, extraction: { ...NO_USAGE }, consolidation: { ...NO_USAGE } };
+      const by = {
+        extractor: `${job.extractor.name}@${job.extractor.version}`,
+        consolidator: 'none',
+        decidedBy: 'rules' as const,
+      };
+      await deps.store.completeWindow(
+        { id: job.id, owner, result },
+        [],
+        new Map(),
+        contextOf(job, deps.clock().toISOString(), by),
+      );
+      return { outcome: null, operations: 0 };
+    }
+    const outcome = await consolidateWindow(deps.formation, extracted, { signal });
+    signal.throwIfAborted();
+    const vectors = await vectorsFor(outcome.operations, deps.embed, factScope(job.scope));
+    signal.throwIfAborted();
+    const result = {
+      candidates: outcome.candidates.length,
+      operations: outcome.operations.length,
+      extraction: outcome.usage.extraction,
+      consolidation: outcome.usage.consolidation,
+    };
+    const context = contextOf(job, deps.clock().toISOString(), decidedBy(outcome));
+    await deps.store.completeWindow({ id: job.id, owner, result }, outcome.operations, vectors, context);
+    const sources = [...new Set(outcome.candidates.flatMap((c) => c.sourceTurnIds))];
+    if (sources.length > 0) await deps.archiveTurns?.(job.tenant, sources, { ...context, scope: job.scope });
+    return { outcome, operations: outcome.operations.length };
+  });
+}
+
+/** A failure as the queue records it. */
+export function jobErrorOf(error: unknown, at: string): JobError {
+  if (isEngramError(error)) return { code: error.code, message: error.message, retryable: error.isRetryable, at };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'INTERNAL', message, retryable: false, at };
+}
