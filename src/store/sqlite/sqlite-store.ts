@@ -1,9 +1,20 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EngramError } from '../../model/errors.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import { decodeListCursor, encodeListCursor, type ListDirection, type ListOrder } from '../list-cursor.js';
-import type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, MemoryText, UsageEntry } from '../memory-store.js';
+import type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  MemoryRecord,
+  MemoryStore,
+  MemoryText,
+  UsageEntry,
+} from '../memory-store.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import {
   assertFilter,
@@ -286,8 +297,9 @@ export class SqliteStore implements MemoryStore {
     if (this.writesSincePrune < 10_000) return;
     this.writesSincePrune = 0;
     try {
-      this.prepare('DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?')
-        .run(this.options.changeLogRetention);
+      this.prepare('DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?').run(
+        this.options.changeLogRetention,
+      );
     } catch {
       // Pruning is housekeeping; a busy database simply prunes next time.
     }
@@ -299,9 +311,8 @@ export class SqliteStore implements MemoryStore {
       assertIds(ids);
       if (ids.length === 0) return [];
       const rows = this.prepare<[string, string], MemoryRow>(
-          `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
-        )
-        .all(tenant, JSON.stringify(ids));
+        `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
+      ).all(tenant, JSON.stringify(ids));
       const byId = new Map(rows.map((row) => [row.id, row]));
       const out: Memory[] = [];
       const seen = new Set<string>();
@@ -325,10 +336,9 @@ export class SqliteStore implements MemoryStore {
       const missing = cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
       if (missing.length === 0) return [...cached.values()];
       const read = this.prepare<[string, string], MemoryText>(
-          `SELECT m.id AS id, m.text AS text, m.updated_at AS updatedAt FROM memories m
+        `SELECT m.id AS id, m.text AS text, m.updated_at AS updatedAt FROM memories m
            WHERE m.tenant = ? AND m.id IN (SELECT value FROM json_each(?))`,
-        )
-        .all(tenant, JSON.stringify(missing));
+      ).all(tenant, JSON.stringify(missing));
       return [...cached.values(), ...read];
     });
   }
@@ -340,9 +350,8 @@ export class SqliteStore implements MemoryStore {
       const out = new Map<string, Float32Array>();
       if (ids.length === 0) return out;
       const rows = this.prepare<[string, string], { id: string; embed_dim: number | null; vector: Buffer }>(
-          'SELECT id, embed_dim, vector FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND vector IS NOT NULL',
-        )
-        .all(tenant, JSON.stringify(ids));
+        'SELECT id, embed_dim, vector FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) AND vector IS NOT NULL',
+      ).all(tenant, JSON.stringify(ids));
       const corrupt: string[] = [];
       for (const row of rows) {
         try {
@@ -412,8 +421,9 @@ export class SqliteStore implements MemoryStore {
         params.push(vector.embedding.model, vector.embedding.dim, encodeVector(vector.vector));
       }
       const tx = this.db.transaction((): MemoryRow | null => {
-        const found = this.prepare<[string, string], { pk: number }>('SELECT pk FROM memories WHERE tenant = ? AND id = ?')
-          .get(tenant, id);
+        const found = this.prepare<[string, string], { pk: number }>(
+          'SELECT pk FROM memories WHERE tenant = ? AND id = ?',
+        ).get(tenant, id);
         if (found === undefined) return null;
         this.prepare(`UPDATE memories SET ${sets.join(', ')} WHERE pk = ?`).run(...params, found.pk);
         if (patch.tags !== undefined) {
@@ -424,13 +434,12 @@ export class SqliteStore implements MemoryStore {
         if (patch.text !== undefined) {
           const doc = ftsDocument(patch.text);
           this.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(found.pk);
-          this.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)')
-            .run(found.pk, doc.body, doc.uni);
+          this.prepare('INSERT INTO memories_fts (rowid, body, uni) VALUES (?, ?, ?)').run(found.pk, doc.body, doc.uni);
         }
         this.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
         return (
-          this.prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`)
-            .get(found.pk) ?? null
+          this.prepare<[number], MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.pk = ?`).get(found.pk) ??
+          null
         );
       });
       const row = tx.immediate();
@@ -447,9 +456,8 @@ export class SqliteStore implements MemoryStore {
       if (ids.length === 0) return 0;
       const tx = this.db.transaction(() => {
         const removed = this.prepare<[string, string], { pk: number; id: string }>(
-            'DELETE FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING pk, id',
-          )
-          .all(tenant, JSON.stringify(ids));
+          'DELETE FROM memories WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING pk, id',
+        ).all(tenant, JSON.stringify(ids));
         const deleteFts = this.prepare('DELETE FROM memories_fts WHERE rowid = ?');
         const logChange = this.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)');
         for (const row of removed) {
@@ -485,9 +493,8 @@ export class SqliteStore implements MemoryStore {
       }
       const dir = direction === 'asc' ? 'ASC' : 'DESC';
       const rows = this.prepare<unknown[], MemoryRow>(
-          `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where.sql}${keyset} ORDER BY ${column} ${dir}, m.id ${dir} LIMIT ?`,
-        )
-        .all(...params, limit + 1);
+        `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE ${where.sql}${keyset} ORDER BY ${column} ${dir}, m.id ${dir} LIMIT ?`,
+      ).all(...params, limit + 1);
       const items = rows.slice(0, limit).map(rowToMemory);
       const last = items[items.length - 1];
       const nextCursor =
@@ -503,8 +510,9 @@ export class SqliteStore implements MemoryStore {
       assertFilter(filter);
       const where = filterSql(filter);
       return (
-        this.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`)
-          .get(...where.params)?.n ?? 0
+        this.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM memories m WHERE ${where.sql}`).get(
+          ...where.params,
+        )?.n ?? 0
       );
     });
   }
@@ -514,14 +522,12 @@ export class SqliteStore implements MemoryStore {
       assertFilter(filter);
       const where = filterSql(filter);
       const groups = this.prepare<unknown[], { type: MemoryType; status: MemoryStatus; n: number }>(
-          `SELECT m.type AS type, m.status AS status, count(*) AS n FROM memories m WHERE ${where.sql} GROUP BY m.type, m.status`,
-        )
-        .all(...where.params);
+        `SELECT m.type AS type, m.status AS status, count(*) AS n FROM memories m WHERE ${where.sql} GROUP BY m.type, m.status`,
+      ).all(...where.params);
       const models = this.prepare<unknown[], { model: string; dim: number; n: number }>(
-          `SELECT m.embed_model AS model, m.embed_dim AS dim, count(*) AS n FROM memories m
+        `SELECT m.embed_model AS model, m.embed_dim AS dim, count(*) AS n FROM memories m
            WHERE ${where.sql} AND m.embed_model IS NOT NULL GROUP BY m.embed_model, m.embed_dim ORDER BY m.embed_model, m.embed_dim`,
-        )
-        .all(...where.params);
+      ).all(...where.params);
       const stats: ScopeStats = { total: 0, byType: {}, byStatus: {}, models: [] };
       for (const g of groups) {
         stats.total += g.n;
@@ -561,7 +567,12 @@ export class SqliteStore implements MemoryStore {
         const rest = filterPredicate({ ...query.filter, ids: undefined }, partition.statuses());
         return partition.searchIds(unit, ids, query.limit, rest);
       }
-      return partition.search(unit, query.limit, filterPredicate(query.filter, partition.statuses()), this.options.searchThreads);
+      return partition.search(
+        unit,
+        query.limit,
+        filterPredicate(query.filter, partition.statuses()),
+        this.options.searchThreads,
+      );
     });
   }
 
@@ -569,9 +580,8 @@ export class SqliteStore implements MemoryStore {
   private denseScan(filter: MemoryFilter, model: string, unit: Float32Array, limit: number): DenseCandidate[] {
     const where = filterSql(filter);
     const rows = this.prepare<unknown[], { id: string; vector: Buffer }>(
-        `SELECT m.id AS id, m.vector AS vector FROM memories m WHERE ${where.sql} AND m.embed_model = ? AND m.embed_dim = ? AND m.vector IS NOT NULL`,
-      )
-      .iterate(...where.params, model, unit.length);
+      `SELECT m.id AS id, m.vector AS vector FROM memories m WHERE ${where.sql} AND m.embed_model = ? AND m.embed_dim = ? AND m.vector IS NOT NULL`,
+    ).iterate(...where.params, model, unit.length);
     const out: DenseCandidate[] = [];
     const scratch = new Float32Array(unit.length);
     for (const row of rows) {
@@ -665,10 +675,12 @@ export class SqliteStore implements MemoryStore {
       }
       // A phrase: FTS5 knows word positions, the in-memory index does not.
       const rows = rankAll
-        ? this.prepare<[string], number>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?').pluck().all(term.expression)
+        ? this.prepare<[string], number>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?')
+            .pluck()
+            .all(term.expression)
         : this.prepare<[string, number], number>(
-              'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
-            )
+            'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+          )
             .pluck()
             .all(term.expression, cap);
       const docs: number[] = [];
@@ -693,10 +705,9 @@ export class SqliteStore implements MemoryStore {
     if (rankAll) {
       const match = kept.map((t) => `(${t.expression})`).join(' OR ');
       const rows = this.prepare<unknown[], { id: string; rank: number }>(
-          `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
+        `SELECT m.id AS id, f.rank AS rank FROM memories_fts f JOIN memories m ON m.pk = f.rowid
            WHERE memories_fts MATCH ? AND ${where.sql} ORDER BY f.rank LIMIT ?`,
-        )
-        .all(match, ...where.params, query.limit);
+      ).all(match, ...where.params, query.limit);
       return rows.map((r) => ({ id: r.id, score: -r.rank }));
     }
     return this.cappedLexical(kept, where, query.limit, stats.total());
@@ -718,9 +729,8 @@ export class SqliteStore implements MemoryStore {
   ): LexicalCandidate[] {
     const cap = Math.max(limit, this.options.lexicalScanCap);
     const termRows = this.prepare<[string, number, number], number>(
-        'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?',
-      )
-      .pluck();
+      'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?',
+    ).pluck();
     // CROSS JOIN pins the join order: look rows up by pk instead of scanning the scope's index.
     const inScope = this.prepare<unknown[], { pk: number; id: string }>(
       `SELECT m.pk AS pk, m.id AS id FROM json_each(?) j CROSS JOIN memories m ON m.pk = j.value WHERE ${where.sql}`,
@@ -755,9 +765,8 @@ export class SqliteStore implements MemoryStore {
         throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
       if (ids.length === 0) return;
       this.prepare(
-          'UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))',
-        )
-        .run(at, tenant, JSON.stringify([...new Set(ids)]));
+        'UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))',
+      ).run(at, tenant, JSON.stringify([...new Set(ids)]));
     });
   }
 
@@ -789,13 +798,21 @@ export class SqliteStore implements MemoryStore {
 }
 
 /**
- * Opens (and by default migrates) a SQLite store. `path: ':memory:'` gives a private in-memory
- * database. Throws EngramError('STORE_ERROR' | 'STORE_BUSY' | 'MIGRATION_ERROR') when the file
+ * Opens (and by default migrates) a SQLite store, creating the file's folder when missing.
+ * `path: ':memory:'` gives a private in-memory database. Throws EngramError('CONFIG_ERROR') when
+ * the folder cannot be created, ('STORE_ERROR' | 'STORE_BUSY' | 'MIGRATION_ERROR') when the file
  * cannot be opened or migrated.
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (options === null || typeof options !== 'object' || typeof options.path !== 'string') {
     throw new EngramError('CONFIG_ERROR', 'createSqliteStore needs a path (a file or ":memory:")');
+  }
+  if (options.path !== ':memory:' && options.path !== '') {
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+    } catch (cause) {
+      throw new EngramError('CONFIG_ERROR', `cannot create the folder for ${options.path}`, { cause });
+    }
   }
   return new SqliteStore(options);
 }
