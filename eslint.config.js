@@ -17,6 +17,15 @@ export default tseslint.config(
     languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
   },
   {
+    // CommonJS on purpose: the require() stub of the package and the test's CommonJS consumer.
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', console: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['bench/**', 'src/cli/**', 'test/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
