@@ -111,7 +111,7 @@ function partitionKey(scope: Scope): string {
 }
 
 /**
- * The in-process memory layer: validated, scoped writes and the hybrid recall of seed 000 with
+ * The in-process memory layer: validated, scoped writes and the reference hybrid recall with
  * Engram's improvements. Every call names its scope; the instance holds no "current user".
  */
 export class Engram implements MemoryApi {
