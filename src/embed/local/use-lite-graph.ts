@@ -1,4 +1,4 @@
-import { encodeOnnxModel, OnnxType, type OnnxAttr, type OnnxNode, type OnnxTensor } from './onnx-proto.js';
+import { encodeOnnxModel, OnnxType, type OnnxAttr, type OnnxNode, type OnnxTensor } from '../onnx/onnx-proto.js';
 import type { UseLiteLayerWeights, UseLiteWeights } from './use-lite-weights.js';
 
 /**

@@ -1,10 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { EngramError } from '../../model/errors.js';
+import { OnnxSessionPool, type TensorData } from '../onnx/onnx-session-pool.js';
 import { buildUseLiteOnnx, USE_LITE_ONNX_IO } from './use-lite-graph.js';
 import type { UseLiteWeights } from './use-lite-weights.js';
-
-type Ort = typeof import('onnxruntime-node');
-type Session = Awaited<ReturnType<Ort['InferenceSession']['create']>>;
 
 /** Tokens beyond this position are dropped, as in the reference graph (ClipToMaxLength). */
 export const USE_LITE_MAX_TOKENS = 128;
@@ -13,74 +11,35 @@ export const USE_LITE_DIM = 512;
 const EMBED_DIM = 256;
 
 export interface UseLiteOnnxOptions {
-  /** Intra-op threads of onnxruntime (threads working on one forward pass). @default 1 */
+  /** onnxruntime intra-op threads per worker (threads working on one forward pass). @default 1 */
   threads?: number | undefined;
-  /** Forward passes run at once (batches of one call, or of concurrent calls). @default os.availableParallelism() */
+  /** Worker threads, each running forward passes with its own session. @default min(4, os.availableParallelism()) */
   parallelRuns?: number | undefined;
-  /** Upper bound on batch × padded length per forward pass (memory bound). @default 2048 */
+  /** Upper bound on batch × padded length per forward pass (memory bound). @default 1024 */
   maxBatchTokens?: number | undefined;
-  /**
-   * Let onnxruntime's worker threads spin while waiting for work: a little faster on an idle
-   * machine, wasteful when the cores are shared.
-   * @default false
-   */
-  spinning?: boolean | undefined;
 }
 
 /**
- * The USE-lite forward pass on onnxruntime's native CPU kernels. The ONNX graph is built in
- * memory from the TF.js weights at load time ({@link buildUseLiteOnnx}); nothing is downloaded.
- * Texts are sorted by length and packed into batches so padding stays small; results come
- * back in input order.
+ * The USE-lite forward pass on onnxruntime's native CPU kernels, in worker threads. The ONNX
+ * graph is built in memory from the TF.js weights at load time ({@link buildUseLiteOnnx});
+ * nothing is downloaded. Texts are sorted by length and packed into batches so padding stays
+ * small; the batches spread over the workers and results come back in input order.
  */
 export class UseLiteOnnxModel {
-  private closed = false;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-  private readonly running = new Set<Promise<unknown>>();
-
   private constructor(
-    private readonly ort: Ort,
-    private readonly session: Session,
+    private readonly pool: OnnxSessionPool,
     private readonly weights: UseLiteWeights,
     private readonly timing: Float32Array,
     private readonly maxBatchTokens: number,
-    private readonly parallelRuns: number,
   ) {}
 
   static async load(weights: UseLiteWeights, options: UseLiteOnnxOptions = {}): Promise<UseLiteOnnxModel> {
-    let ort: Ort;
-    try {
-      ort = await import('onnxruntime-node');
-    } catch (cause) {
-      throw new EngramError('CONFIG_ERROR', 'The local embedder needs the npm package onnxruntime-node', { cause });
-    }
-    const threads = options.threads ?? 1;
-    const parallelRuns = options.parallelRuns ?? availableParallelism();
-    for (const [name, value] of [
-      ['threads', threads],
-      ['parallelRuns', parallelRuns],
-    ] as const) {
-      if (!Number.isInteger(value) || value < 1) {
-        throw new EngramError('CONFIG_ERROR', `${name} must be a positive integer, got ${String(value)}`);
-      }
-    }
-    const session = await ort.InferenceSession.create(buildUseLiteOnnx(weights), {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      executionMode: 'sequential',
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      extra: { session: { intra_op: { allow_spinning: options.spinning === true ? '1' : '0' } } },
+    const pool = await OnnxSessionPool.open(buildUseLiteOnnx(weights), {
+      workers: options.parallelRuns ?? Math.min(4, availableParallelism()),
+      threads: options.threads ?? 1,
+      label: 'use-lite',
     });
-    return new UseLiteOnnxModel(
-      ort,
-      session,
-      weights,
-      timingTable(weights.invTimescales),
-      options.maxBatchTokens ?? 2048,
-      parallelRuns,
-    );
+    return new UseLiteOnnxModel(pool, weights, timingTable(weights.invTimescales), options.maxBatchTokens ?? 1024);
   }
 
   /** Embeds token id lists; one l2-normalized 512-d vector per list, in order. */
@@ -93,10 +52,8 @@ export class UseLiteOnnxModel {
     await Promise.all(
       planBatches(sorted, this.maxBatchTokens).map(async ([start, end]) => {
         const ids = order.slice(start, end);
-        const vectors = await this.run(
-          ids.map((i) => tokenLists[i] ?? []),
-          signal,
-        );
+        signal?.throwIfAborted();
+        const vectors = await this.forward(ids.map((i) => tokenLists[i] ?? []));
         ids.forEach((id, k) => {
           out[id] = vectors[k] ?? new Float32Array(USE_LITE_DIM);
         });
@@ -105,26 +62,8 @@ export class UseLiteOnnxModel {
     return out;
   }
 
-  /** Runs one padded batch when one of the `parallelRuns` slots is free. */
-  private async run(batch: number[][], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    while (this.active >= this.parallelRuns) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    const work = (async () => {
-      signal?.throwIfAborted();
-      return this.forward(batch);
-    })();
-    this.running.add(work);
-    try {
-      return await work;
-    } finally {
-      this.running.delete(work);
-      this.active--;
-      this.waiting.shift()?.();
-    }
-  }
-
+  /** One padded batch: embedding lookup and position signal here, the transformer in a worker. */
   private async forward(batch: number[][]): Promise<Float32Array[]> {
-    if (this.closed) throw new EngramError('EMBEDDER_ERROR', 'The local embedder is closed');
     const b = batch.length;
     const len = Math.max(1, ...batch.map((t) => Math.min(t.length, USE_LITE_MAX_TOKENS)));
     const x = new Float32Array(b * len * EMBED_DIM);
@@ -148,19 +87,18 @@ export class UseLiteOnnxModel {
         bias[r * len + j] = 0;
       }
     });
-    const { Tensor } = this.ort;
     const io = USE_LITE_ONNX_IO;
-    let outputs: Awaited<ReturnType<Session['run']>>;
-    try {
-      outputs = await this.session.run({
-        [io.x]: new Tensor('float32', x, [b, len, EMBED_DIM]),
-        [io.mask]: new Tensor('float32', mask, [b, len, 1]),
-        [io.bias]: new Tensor('float32', bias, [b, 1, 1, len]),
-        [io.count]: new Tensor('float32', count, [b, 1]),
-      });
-    } catch (cause) {
-      throw new EngramError('EMBEDDER_ERROR', 'The local embedder failed to run the model', { cause });
-    }
+    const f32 = (data: Float32Array, dims: number[]): TensorData => ({ type: 'float32', data, dims });
+    const outputs = await this.pool.run(
+      {
+        [io.x]: f32(x, [b, len, EMBED_DIM]),
+        [io.mask]: f32(mask, [b, len, 1]),
+        [io.bias]: f32(bias, [b, 1, 1, len]),
+        [io.count]: f32(count, [b, 1]),
+      },
+      [io.y],
+      b * len,
+    );
     const y = outputs[io.y]?.data;
     if (!(y instanceof Float32Array) || y.length !== b * USE_LITE_DIM) {
       throw new EngramError('EMBEDDER_ERROR', 'The local model returned an unexpected output');
@@ -171,10 +109,7 @@ export class UseLiteOnnxModel {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await Promise.allSettled([...this.running]);
-    await this.session.release();
+    await this.pool.close();
   }
 }
 
