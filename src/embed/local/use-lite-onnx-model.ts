@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { EngramError } from '../../model/errors.js';
 import { OnnxSessionPool, type TensorData } from '../onnx/onnx-session-pool.js';
 import { planBatches } from '../onnx/plan-batches.js';
-import { buildUseLiteOnnx, USE_LITE_ONNX_IO } from './use-lite-graph.js';
+import { buildUseLiteOnnx, USE_LITE_ONNX_IO, type UseLiteGraphOptions } from './use-lite-graph.js';
 import type { UseLiteWeights } from './use-lite-weights.js';
 
 /** Tokens beyond this position are dropped, as in the reference graph (ClipToMaxLength). */
@@ -18,6 +18,8 @@ export interface UseLiteOnnxOptions {
   parallelRuns?: number | undefined;
   /** Upper bound on batch × padded length per forward pass (memory bound). @default 1024 */
   maxBatchTokens?: number | undefined;
+  /** 8-bit feed-forward weights (see UseLiteGraphOptions). @default undefined (float32) */
+  int8Weights?: UseLiteGraphOptions['int8Weights'];
 }
 
 /**
@@ -35,7 +37,7 @@ export class UseLiteOnnxModel {
   ) {}
 
   static async load(weights: UseLiteWeights, options: UseLiteOnnxOptions = {}): Promise<UseLiteOnnxModel> {
-    const pool = await OnnxSessionPool.open(buildUseLiteOnnx(weights), {
+    const pool = await OnnxSessionPool.open(buildUseLiteOnnx(weights, { int8Weights: options.int8Weights }), {
       workers: options.parallelRuns ?? Math.min(4, availableParallelism()),
       threads: options.threads ?? 1,
       label: 'use-lite',
