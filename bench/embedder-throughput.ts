@@ -7,7 +7,7 @@
  *   npx tsx bench/embedder-throughput.ts [--n 512] [--batch 128] [--queries 200] [--rounds 2]
  *       [--previous <checkout>] [--data <locomo file>] [--json]
  *
- * "Ours" and "previous" run in child processes (each its own copy of onnxruntime-node, from its
+ * "Ours" (default settings), "ours, float32" (`quantize: false`) and "previous" run in child processes (each its own copy of onnxruntime-node, from its
  * own checkout), alternating round by round so that load from other work on the machine hits
  * both alike. Rows: one query at a time (LoCoMo questions: latency p50 / p90), one turn at a time,
  * and `--batch` turns per call.
@@ -48,6 +48,7 @@ const { values } = parseArgs({
     'skip-reference': { type: 'boolean', default: false },
     // Internal: run as the child that measures the embedder of checkout <dir>.
     probe: { type: 'string' },
+    'probe-options': { type: 'string', default: '{}' },
     out: { type: 'string' },
   },
 });
@@ -119,15 +120,15 @@ async function measure(name: string, loadMs: number, embed: Embed): Promise<Prob
   };
 }
 
-/** Child: measures createLocalEmbedder({ runtime: 'onnx' }) of the checkout `dir`. */
-async function probe(dir: string, out: string): Promise<void> {
+/** Child: measures createLocalEmbedder({ runtime: 'onnx', ...options }) of the checkout `dir`. */
+async function probe(dir: string, out: string, options: Record<string, unknown>): Promise<void> {
   const mod = (await import(path.join(dir, 'src/embed/local/local-embedder.ts'))) as {
-    createLocalEmbedder(o: { runtime: 'onnx' }): {
+    createLocalEmbedder(o: Record<string, unknown>): {
       embed(t: string[]): Promise<Float32Array[]>;
       close?(): Promise<void>;
     };
   };
-  const embedder = mod.createLocalEmbedder({ runtime: 'onnx' });
+  const embedder = mod.createLocalEmbedder({ ...options, runtime: 'onnx' });
   const t = performance.now();
   await embedder.embed(['warm up']);
   const result = await measure(dir, performance.now() - t, (b) => embedder.embed(b));
@@ -136,9 +137,16 @@ async function probe(dir: string, out: string): Promise<void> {
   writeFileSync(out, JSON.stringify({ result, sample: sample.map((v) => Array.from(v)) }));
 }
 
-function runProbe(dir: string, tmp: string, round: number): { result: Probe; sample: number[][] } {
-  const out = path.join(tmp, `probe-${round}-${path.basename(dir)}.json`);
-  const args = [path.join(here, 'embedder-throughput.ts'), '--probe', dir, '--out', out];
+interface Variant {
+  name: string;
+  dir: string;
+  options: Record<string, unknown>;
+}
+
+function runProbe(v: Variant, tmp: string, round: number): { result: Probe; sample: number[][] } {
+  const out = path.join(tmp, `probe-${round}-${v.name.replace(/\W+/g, '-')}.json`);
+  const args = [path.join(here, 'embedder-throughput.ts'), '--probe', v.dir, '--out', out];
+  args.push('--probe-options', JSON.stringify(v.options));
   for (const k of ['n', 'batch', 'queries'] as const) args.push(`--${k}`, String(values[k]));
   args.push('--data', dataFile);
   const tsx = createRequire(import.meta.url).resolve('tsx/cli');
@@ -169,16 +177,20 @@ async function main(): Promise<void> {
   const loadAvg = os.loadavg()[0] ?? 0;
   const started = new Date().toISOString();
   const ours = path.resolve(here, '..');
-  const dirs = values.previous ? [path.resolve(values.previous), ours] : [ours];
+  const variants: Variant[] = [
+    ...(values.previous ? [{ name: 'previous', dir: path.resolve(values.previous), options: {} }] : []),
+    { name: 'ours', dir: ours, options: {} },
+    { name: 'ours, float32', dir: ours, options: { quantize: false } },
+  ];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'engram-embed-bench-'));
   const probes: Probe[] = [];
   const samples = new Map<string, number[][]>();
   for (let r = 0; r < Number(values.rounds); r++) {
-    for (const dir of r % 2 === 0 ? dirs : [...dirs].reverse()) {
-      const { result, sample } = runProbe(dir, tmp, r);
-      result.name = dir === ours ? 'ours' : 'previous';
+    for (const v of r % 2 === 0 ? variants : [...variants].reverse()) {
+      const { result, sample } = runProbe(v, tmp, r);
+      result.name = v.name;
       probes.push(result);
-      samples.set(result.name, sample);
+      samples.set(v.name, sample);
     }
   }
   rmSync(tmp, { recursive: true, force: true });
@@ -233,5 +245,7 @@ async function main(): Promise<void> {
     console.log(`Min cosine ${name} vs reference on ${batchSize} turns: ${c.toFixed(6)}.`);
 }
 
-if (values.probe) await probe(values.probe, values.out ?? path.join(os.tmpdir(), 'engram-embed-probe.json'));
-else await main();
+if (values.probe) {
+  const options = JSON.parse(values['probe-options']) as Record<string, unknown>;
+  await probe(values.probe, values.out ?? path.join(os.tmpdir(), 'engram-embed-probe.json'), options);
+} else await main();
