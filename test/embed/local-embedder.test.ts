@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbedder } from '../../src/embed/local/local-embedder.js';
 import { UseLiteTokenizer } from '../../src/embed/local/use-lite-tokenizer.js';
 import { loadUseLiteTensors, loadUseLiteVocab, useLiteWeightsFrom } from '../../src/embed/local/use-lite-weights.js';
-import { quantizeColumns } from '../../src/embed/local/use-lite-graph.js';
+import { quantizeColumns } from '../../src/embed/onnx/onnx-graph-builder.js';
 import { UseLiteOnnxModel } from '../../src/embed/local/use-lite-onnx-model.js';
 import { planBatches } from '../../src/embed/onnx/plan-batches.js';
 import { isEngramError } from '../../src/model/errors.js';

@@ -8,7 +8,8 @@
  * LayerNorm → `last_hidden_state` [batch, len, hidden].
  */
 import { seededRandom } from '../store/fixtures/records.js';
-import { encodeOnnxModel, OnnxType, type OnnxNode, type OnnxTensor } from '../../src/embed/onnx/onnx-proto.js';
+import { OnnxGraphBuilder } from '../../src/embed/onnx/onnx-graph-builder.js';
+import { OnnxType } from '../../src/embed/onnx/onnx-proto.js';
 
 export interface TinyEncoderWeights {
   vocab: number;
@@ -65,62 +66,47 @@ export function tinyEncoderWeights(seed: number, vocab: number, hidden: number, 
 
 /** The ONNX model bytes (inputs input_ids, attention_mask, token_type_ids; output last_hidden_state). */
 export function tinyEncoderOnnx(w: TinyEncoderWeights): Uint8Array {
-  const nodes: OnnxNode[] = [];
-  const initializers: OnnxTensor[] = [];
-  let n = 0;
-  const f32 = (name: string, dims: number[], data: Float64Array): string => {
-    initializers.push({ name, dims, data: Float32Array.from(data) });
-    return name;
-  };
-  const i64 = (name: string, dims: number[], values: number[]): string => {
-    initializers.push({ name, dims, data: BigInt64Array.from(values.map(BigInt)) });
-    return name;
-  };
-  const op = (type: string, inputs: string[], attrs?: OnnxNode['attrs'], out = `${type}_${n++}`): string => {
-    nodes.push({ op: type, inputs, outputs: [out], ...(attrs ? { attrs } : {}) });
-    return out;
-  };
+  const g = new OnnxGraphBuilder();
   const H = w.hidden;
+  const f = (x: Float64Array): Float32Array => Float32Array.from(x);
   const dense = (x: string, name: string, k: Float64Array, b: Float64Array, inDim: number, outDim: number): string =>
-    op('Add', [op('MatMul', [x, f32(`${name}.w`, [inDim, outDim], k)]), f32(`${name}.b`, [outDim], b)]);
-  const norm = (x: string, i: number): string =>
-    op('LayerNormalization', [x, f32(`ln${i}.g`, [H], w.ln[i]!.g), f32(`ln${i}.b`, [H], w.ln[i]!.b)], {
-      axis: -1,
-      epsilon: { float: 1e-5 },
-    });
+    g.dense(name, x, f(k), f(b), inDim, outDim);
+  const norm = (x: string, i: number): string => g.layerNorm(`ln${i}`, x, f(w.ln[i]!.g), f(w.ln[i]!.b), 1e-5);
+  const i64 = (name: string, values: number[], dims = [values.length]): string =>
+    g.init(name, dims, BigInt64Array.from(values.map(BigInt)));
 
-  const len = op('Gather', [op('Shape', ['input_ids']), i64('one', [], [1])], { axis: 0 });
-  const positions = op('Range', [i64('zero', [], [0]), len, i64('step', [], [1])]);
-  const summed = op('Add', [
-    op('Add', [
-      op('Gather', [f32('word', [w.vocab, H], w.word), 'input_ids']),
-      op('Gather', [f32('type', [2, H], w.type), 'token_type_ids']),
+  const len = g.op('Gather', [g.op('Shape', ['input_ids']), i64('one', [1], [])], { axis: 0 });
+  const positions = g.op('Range', [i64('zero', [0], []), len, i64('step', [1], [])]);
+  const summed = g.op('Add', [
+    g.op('Add', [
+      g.op('Gather', [g.init('word', [w.vocab, H], f(w.word)), 'input_ids']),
+      g.op('Gather', [g.init('type', [2, H], f(w.type)), 'token_type_ids']),
     ]),
-    op('Gather', [f32('pos', [w.positions, H], w.pos), positions]),
+    g.op('Gather', [g.init('pos', [w.positions, H], f(w.pos)), positions]),
   ]);
   const x = norm(summed, 0);
-  const q = dense(x, 'q', w.wq, w.bq, H, H);
-  const k = dense(x, 'k', w.wk, w.bk, H, H);
-  const v = dense(x, 'v', w.wv, w.bv, H, H);
-  const scores = op('Mul', [
-    op('MatMul', [q, op('Transpose', [k], { perm: [0, 2, 1] })]),
-    f32('scale', [], Float64Array.of(Math.fround(1 / Math.sqrt(H)))),
+  const [q, k, v] = (['q', 'k', 'v'] as const).map((n) => dense(x, n, w[`w${n}`], w[`b${n}`], H, H)) as [
+    string,
+    string,
+    string,
+  ];
+  const scores = g.op('Mul', [
+    g.op('MatMul', [q, g.op('Transpose', [k], { perm: [0, 2, 1] })]),
+    g.scalar('scale', Math.fround(1 / Math.sqrt(H))),
   ]);
-  const maskF = op('Cast', ['attention_mask'], { to: OnnxType.FLOAT });
-  const bias = op('Unsqueeze', [
-    op('Mul', [op('Sub', [maskF, f32('onef', [], Float64Array.of(1))]), f32('big', [], Float64Array.of(1e9))]),
-    i64('axis1', [1], [1]),
+  const maskF = g.op('Cast', ['attention_mask'], { to: OnnxType.FLOAT });
+  const bias = g.op('Unsqueeze', [
+    g.op('Mul', [g.op('Sub', [maskF, g.scalar('onef', 1)]), g.scalar('big', 1e9)]),
+    i64('axis1', [1]),
   ]);
-  const attn = op('MatMul', [op('Softmax', [op('Add', [scores, bias])], { axis: -1 }), v]);
-  const h = norm(op('Add', [x, dense(attn, 'o', w.wo, w.bo, H, H)]), 1);
-  const ff = dense(op('Relu', [dense(h, 'ff1', w.w1, w.b1, H, w.ffn)]), 'ff2', w.w2, w.b2, w.ffn, H);
-  op('Identity', [norm(op('Add', [h, ff]), 2)], undefined, 'last_hidden_state');
+  const attn = g.op('MatMul', [g.op('Softmax', [g.op('Add', [scores, bias])], { axis: -1 }), v]);
+  const h = norm(g.op('Add', [x, dense(attn, 'o', w.wo, w.bo, H, H)]), 1);
+  const ff = dense(g.op('Relu', [dense(h, 'ff1', w.w1, w.b1, H, w.ffn)]), 'ff2', w.w2, w.b2, w.ffn, H);
+  g.op('Identity', [norm(g.op('Add', [h, ff]), 2)], undefined, 'last_hidden_state');
 
   const io = (name: string) => ({ name, elemType: OnnxType.INT64, shape: ['batch', 'len'] });
-  return encodeOnnxModel({
+  return g.finish({
     name: 'tiny-encoder',
-    nodes,
-    initializers,
     inputs: [io('input_ids'), io('attention_mask'), io('token_type_ids')],
     outputs: [{ name: 'last_hidden_state', elemType: OnnxType.FLOAT, shape: ['batch', 'len', H] }],
   });

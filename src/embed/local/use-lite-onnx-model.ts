@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { EngramError } from '../../model/errors.js';
 import { OnnxSessionPool, type TensorData } from '../onnx/onnx-session-pool.js';
-import { planBatches } from '../onnx/plan-batches.js';
+import { runInBatches } from '../onnx/plan-batches.js';
 import { buildUseLiteOnnx, USE_LITE_ONNX_IO, type UseLiteGraphOptions } from './use-lite-graph.js';
 import type { UseLiteWeights } from './use-lite-weights.js';
 
@@ -46,23 +46,14 @@ export class UseLiteOnnxModel {
   }
 
   /** Embeds token id lists; one l2-normalized 512-d vector per list, in order. */
-  async embedTokens(tokenLists: number[][], signal?: AbortSignal): Promise<Float32Array[]> {
-    const order = tokenLists.map((_, i) => i);
+  embedTokens(tokenLists: number[][], signal?: AbortSignal): Promise<Float32Array[]> {
     const lengths = tokenLists.map((t) => Math.min(t.length, USE_LITE_MAX_TOKENS));
-    order.sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0));
-    const out: Float32Array[] = new Array<Float32Array>(tokenLists.length);
-    const sorted = order.map((i) => Math.max(1, lengths[i] ?? 0));
-    await Promise.all(
-      planBatches(sorted, this.maxBatchTokens).map(async ([start, end]) => {
-        const ids = order.slice(start, end);
-        signal?.throwIfAborted();
-        const vectors = await this.forward(ids.map((i) => tokenLists[i] ?? []));
-        ids.forEach((id, k) => {
-          out[id] = vectors[k] ?? new Float32Array(USE_LITE_DIM);
-        });
-      }),
+    return runInBatches(
+      lengths,
+      this.maxBatchTokens,
+      (indices) => this.forward(indices.map((i) => tokenLists[i] ?? [])),
+      signal,
     );
-    return out;
   }
 
   /** One padded batch: embedding lookup and position signal here, the transformer in a worker. */

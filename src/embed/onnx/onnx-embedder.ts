@@ -3,7 +3,7 @@ import { EngramError, isEngramError } from '../../model/errors.js';
 import type { EmbedOptions, Embedder } from '../embedder.js';
 import { readOnnxModelFolder, type OnnxModelFolder, type Pooling } from './onnx-model-folder.js';
 import { OnnxSessionPool, type TensorData } from './onnx-session-pool.js';
-import { planBatches } from './plan-batches.js';
+import { runInBatches } from './plan-batches.js';
 import { l2NormalizeInPlace, poolTokens } from './pool-tokens.js';
 import { SentenceTokenizer } from './sentence-tokenizer.js';
 
@@ -104,6 +104,45 @@ function feeds(
   return { feeds: out, len };
 }
 
+/** What a forward pass needs to know; `dim` is learned from the first output when no config declares it. */
+interface Shape {
+  id: string;
+  dim: number;
+  pooling: Pooling;
+  normalize: boolean;
+}
+
+/** One padded batch through the model, pooled and (when configured) normalised. */
+async function forward(l: Loaded, batch: number[][], shape: Shape): Promise<Float32Array[]> {
+  const { feeds: input, len } = feeds(batch, l.pool.inputNames, l.tokenizer.padId);
+  const out = (await l.pool.run(input, [l.output], batch.length * len))[l.output];
+  const pooled = out?.dims.length === 2;
+  const width = out?.dims.at(-1) ?? 0;
+  if (!out || out.type !== 'float32' || out.dims[0] !== batch.length || (!pooled && out.dims[1] !== len)) {
+    throw new EngramError('EMBEDDER_ERROR', `The ONNX model ${shape.id} returned an output of an unexpected shape`, {
+      details: { output: l.output, dims: out?.dims },
+    });
+  }
+  if (shape.dim === 0) shape.dim = width;
+  if (width !== shape.dim) {
+    throw new EngramError(
+      'EMBEDDER_ERROR',
+      `The ONNX model ${shape.id} outputs ${width} dimensions, its config declares ${shape.dim}`,
+      { details: { output: width, declared: shape.dim } },
+    );
+  }
+  const vectors = pooled
+    ? batch.map((_, r) => out.data.slice(r * width, (r + 1) * width))
+    : poolTokens(
+        out.data,
+        batch.map((t) => t.length),
+        len,
+        width,
+        shape.pooling,
+      );
+  return shape.normalize ? vectors.map(l2NormalizeInPlace) : vectors;
+}
+
 /**
  * A sentence-embedding model from disk, run on onnxruntime-node in worker threads: an ONNX
  * export (MiniLM, bge, e5, gte, nomic…) with its `tokenizer.json` (WordPiece, Unigram or BPE,
@@ -118,56 +157,26 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   }
   const folder = await readOnnxModelFolder(options.path, options.file);
   const maxTokens = options.maxTokens ?? folder.maxTokens;
-  const pooling = options.pooling ?? folder.pooling;
-  const normalize = options.normalize ?? folder.normalize;
   const queryPrefix = options.queryPrefix ?? folder.queryPrefix;
   const documentPrefix = options.documentPrefix ?? folder.documentPrefix;
   const maxBatchTokens = options.maxBatchTokens ?? 2048;
-  const id = options.id ?? `onnx:${folder.name}`;
-  let dim = options.dim ?? folder.dim;
+  const shape: Shape = {
+    id: options.id ?? `onnx:${folder.name}`,
+    dim: options.dim ?? folder.dim,
+    pooling: options.pooling ?? folder.pooling,
+    normalize: options.normalize ?? folder.normalize,
+  };
   let loaded: Promise<Loaded> | undefined;
   let closed = false;
 
-  const forward = async (l: Loaded, batch: number[][]): Promise<Float32Array[]> => {
-    const { feeds: input, len } = feeds(batch, l.pool.inputNames, l.tokenizer.padId);
-    const out = (await l.pool.run(input, [l.output], batch.length * len))[l.output];
-    const pooled = out?.dims.length === 2;
-    const width = out?.dims.at(-1) ?? 0;
-    if (!out || out.type !== 'float32' || out.dims[0] !== batch.length || (!pooled && out.dims[1] !== len)) {
-      throw new EngramError('EMBEDDER_ERROR', `The ONNX model ${id} returned an output of an unexpected shape`, {
-        details: { output: l.output, dims: out?.dims },
-      });
-    }
-    if (dim === 0) dim = width;
-    if (width !== dim) {
-      throw new EngramError(
-        'EMBEDDER_ERROR',
-        `The ONNX model ${id} outputs ${width} dimensions, its config declares ${dim}`,
-        {
-          details: { output: width, declared: dim },
-        },
-      );
-    }
-    const vectors = pooled
-      ? batch.map((_, r) => out.data.slice(r * width, (r + 1) * width))
-      : poolTokens(
-          out.data,
-          batch.map((t) => t.length),
-          len,
-          width,
-          pooling,
-        );
-    return normalize ? vectors.map(l2NormalizeInPlace) : vectors;
-  };
-
   return {
-    model: id,
+    model: shape.id,
     get dim() {
-      return dim;
+      return shape.dim;
     },
     asymmetric: queryPrefix !== documentPrefix,
     async embed(texts: string[], embedOptions?: EmbedOptions): Promise<Float32Array[]> {
-      if (closed) throw new EngramError('EMBEDDER_ERROR', `The embedder ${id} is closed`);
+      if (closed) throw new EngramError('EMBEDDER_ERROR', `The embedder ${shape.id} is closed`);
       embedOptions?.signal?.throwIfAborted();
       if (texts.length === 0) return [];
       if (texts.some((t) => typeof t !== 'string')) {
@@ -182,23 +191,17 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
       const l = await loaded;
       const prefix = embedOptions?.role === 'query' ? queryPrefix : documentPrefix;
       const tokens = texts.map((t) => l.tokenizer.encode(prefix + t));
-      const order = tokens.map((_, i) => i).sort((a, b) => (tokens[a]?.length ?? 0) - (tokens[b]?.length ?? 0));
-      const out = new Array<Float32Array>(texts.length);
-      await Promise.all(
-        planBatches(
-          order.map((i) => tokens[i]?.length ?? 1),
-          maxBatchTokens,
-        ).map(async ([start, end]) => {
-          const ids = order.slice(start, end);
-          embedOptions?.signal?.throwIfAborted();
-          const vectors = await forward(
+      return runInBatches(
+        tokens.map((t) => t.length),
+        maxBatchTokens,
+        (indices) =>
+          forward(
             l,
-            ids.map((i) => tokens[i] ?? []),
-          );
-          ids.forEach((i, k) => (out[i] = vectors[k] ?? new Float32Array(dim)));
-        }),
+            indices.map((i) => tokens[i] ?? []),
+            shape,
+          ),
+        embedOptions?.signal,
       );
-      return out;
     },
     async close(): Promise<void> {
       closed = true;

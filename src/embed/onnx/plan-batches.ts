@@ -29,3 +29,32 @@ export function planBatches(sortedLengths: number[], maxBatchTokens: number): Ar
   for (let j = n; j > 0; j = from[j] ?? 0) batches.push([from[j] ?? 0, j]);
   return batches.reverse();
 }
+
+/**
+ * Runs texts through `run` in length-sorted batches ({@link planBatches}) at once and returns
+ * the vectors in input order. `lengths[i]` is text i's padded-length cost (≥ 1); `run` gets the
+ * input indices of one batch and returns one vector per index, in that order.
+ */
+export async function runInBatches(
+  lengths: readonly number[],
+  maxBatchTokens: number,
+  run: (indices: number[]) => Promise<Float32Array[]>,
+  signal?: AbortSignal,
+): Promise<Float32Array[]> {
+  const order = lengths.map((_, i) => i).sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0));
+  const out = new Array<Float32Array>(lengths.length);
+  const sorted = order.map((i) => Math.max(1, lengths[i] ?? 1));
+  await Promise.all(
+    planBatches(sorted, maxBatchTokens).map(async ([start, end]) => {
+      const indices = order.slice(start, end);
+      signal?.throwIfAborted();
+      const vectors = await run(indices);
+      indices.forEach((i, k) => {
+        const v = vectors[k];
+        if (!v) throw new Error(`batch returned ${vectors.length} vectors for ${indices.length} texts`);
+        out[i] = v;
+      });
+    }),
+  );
+  return out;
+}
