@@ -20,7 +20,8 @@ export interface ResolveEmbedderOptions {
   /**
    * Options of `onnx:<path>` embedders (the path comes from the name).
    * @default prefixes, pooling and normalisation from `ENGRAM_ONNX_QUERY_PREFIX`, `ENGRAM_ONNX_DOCUMENT_PREFIX`,
-   * `ENGRAM_ONNX_POOLING` (mean, cls, max, last) and `ENGRAM_ONNX_NORMALIZE` (true, false) when set, else the model folder's configs
+   * `ENGRAM_ONNX_POOLING` (mean, cls, max, last), `ENGRAM_ONNX_NORMALIZE` (true, false), `ENGRAM_ONNX_WORKERS` and
+   * `ENGRAM_ONNX_THREADS` when set, else the model folder's configs and createOnnxEmbedder's defaults
    */
   onnx?: Omit<Partial<OnnxEmbedderOptions>, 'path'> | undefined;
   /** Environment to read defaults from. @default process.env */
@@ -59,6 +60,16 @@ function onnxFromEnv(env: Record<string, string | undefined>): Partial<OnnxEmbed
       throw new EngramError('CONFIG_ERROR', `ENGRAM_ONNX_NORMALIZE must be true or false, got '${normalize}'`);
     }
     out.normalize = normalize === 'true';
+  }
+  for (const [key, field] of [
+    ['ENGRAM_ONNX_WORKERS', 'workers'],
+    ['ENGRAM_ONNX_THREADS', 'threads'],
+  ] as const) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    if (!/^[1-9][0-9]*$/.test(value))
+      throw new EngramError('CONFIG_ERROR', `${key} must be a positive integer, got '${value}'`);
+    out[field] = Number(value);
   }
   if (env['ENGRAM_ONNX_QUERY_PREFIX'] !== undefined) out.queryPrefix = env['ENGRAM_ONNX_QUERY_PREFIX'];
   if (env['ENGRAM_ONNX_DOCUMENT_PREFIX'] !== undefined) out.documentPrefix = env['ENGRAM_ONNX_DOCUMENT_PREFIX'];

@@ -205,6 +205,12 @@ describe('createOnnxEmbedder against a reference forward pass', () => {
     const passage = new SentenceTokenizer(unigramTokenizer(), {}, 64).encode('passage: green tea');
     expect(maxAbsDiff(v!, expectedVector(unigram, passage, 'mean', true))).toBeLessThan(1e-4);
     await expectCode(resolveEmbedder(`onnx:${e5Dir()}`, { env: { ENGRAM_ONNX_POOLING: 'median' } }), 'CONFIG_ERROR');
+    await expectCode(resolveEmbedder(`onnx:${e5Dir()}`, { env: { ENGRAM_ONNX_WORKERS: '0' } }), 'CONFIG_ERROR');
+    const two = await track(
+      resolveEmbedder(`onnx:${e5Dir()}`, { env: { ENGRAM_ONNX_WORKERS: '2', ENGRAM_ONNX_THREADS: '1' } }),
+    );
+    const [cls] = await two.embed(['green tea'], { role: 'document' });
+    expect(maxAbsDiff(cls!, expectedVector(unigram, passage, 'cls', false))).toBeLessThan(1e-4);
     await expectCode(resolveEmbedder('onnx:', {}), 'CONFIG_ERROR');
   });
 });
