@@ -28,7 +28,11 @@ export type EngramErrorCode =
   /** A request body, batch or other payload larger than the server accepts (HTTP 413). */
   | 'PAYLOAD_TOO_LARGE'
   /** An unexpected failure inside Engram (a bug); the HTTP layer answers 500. */
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** A write holds sensitive data (a secret, card, IBAN, …) that the safety policy rejects; `details.categories` / `details.fields` say which, never the value. */
+  | 'SENSITIVE_DATA_REJECTED'
+  /** A write's text tries to instruct the model and the safety policy rejects such text (instead of flagging it). */
+  | 'INSTRUCTION_REJECTED';
 
 /** Options every {@link EngramError} accepts. */
 export interface EngramErrorOptions {
