@@ -26,6 +26,8 @@ export const ERROR_STATUS: Readonly<Record<EngramErrorCode, number>> = Object.fr
   UNSUPPORTED: 400,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
+  SENSITIVE_DATA_REJECTED: 422,
+  INSTRUCTION_REJECTED: 422,
 });
 
 /** Codes that a client may retry after a pause. */
