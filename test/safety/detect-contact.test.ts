@@ -50,6 +50,12 @@ describe('phone numbers', () => {
     expect(f?.mask).toBe('[phone +44 •••• 3456]');
   });
 
+  it('accepts a national number grouped as its country writes it, with or without a trunk prefix', () => {
+    for (const phone of ['415.555.2671', '1-800-275-2273', '4155552671']) {
+      expect(values(`call ${phone}`, 'phone', { phoneRegion: 'US' })).toEqual([phone]);
+    }
+  });
+
   it('finds national formats only with a region', () => {
     expect(values('my number is (212) 736-5000', 'phone')).toEqual([]);
     expect(values('my number is (212) 736-5000', 'phone', { phoneRegion: 'US' })).toEqual(['(212) 736-5000']);
@@ -61,6 +67,9 @@ describe('phone numbers', () => {
     'the number 12345678',
     'routing 021000021',
     '+44 7700 900123',
+    'order 617-5994929-0082387',
+    'part 1121-3839-0872',
+    'part 0053-7288-0823',
   ])('passes %j (even with region US)', (text) => {
     expect(values(text, 'phone', { phoneRegion: 'US' })).toEqual([]);
   });
