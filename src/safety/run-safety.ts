@@ -1,5 +1,6 @@
 import { compilePolicy } from './compile-policy.js';
 import { detectSensitive } from './detect/detect-sensitive.js';
+import type { Finding } from './detect/finding.js';
 import { checkInstructions } from './guard/poisoning-guard.js';
 import { maskText } from './mask-text.js';
 import { mapMemoryStrings, type SafetyFields } from './memory-fields.js';
@@ -9,6 +10,17 @@ import type { SensitiveCategory } from './sensitive-category.js';
 
 /** Tool memories hold tool calls by nature; the guard does not flag their syntax. */
 const TOOL_TYPES = new Set(['ToolSchemaMemory', 'ToolTrajectoryMemory']);
+
+/**
+ * The fields a model may be shown (context block, summaries, reasoner lines, rerank documents):
+ * the poisoning guard reads these. Metadata and source ids / URLs are searched for sensitive
+ * data like every field, but never put into a prompt, so an instruction there instructs nobody.
+ */
+export function isModelFacing(field: string): boolean {
+  if (field === 'text' || field === 'summary' || field === 'background' || field === 'key' || field.startsWith('tags['))
+    return true;
+  return field.startsWith('sources[') && (field.endsWith('.content') || field.endsWith('.title'));
+}
 
 /** One pass of the policy over a memory, shared by the write path and scrubbing. */
 export interface SafetyPass<T> {
@@ -35,21 +47,28 @@ export function runSafety<T extends SafetyFields>(
   if (!policy.enabled) return { value: target, report, rejected };
   const compiled = compilePolicy(policy);
   const guard = policy.poisoning.action !== 'off';
+  const seen = new Map<string, readonly Finding[]>();
   const guardOptions = { threshold: policy.poisoning.threshold, allowToolSyntax: TOOL_TYPES.has(target.type ?? '') };
   const value = mapMemoryStrings(
     target,
     (text, field) => {
       let out = text;
+      const guarded = guard && isModelFacing(field);
       if (compiled.detects) {
-        const outcome = maskText(text, detectSensitive(text, compiled.detect), policy.actions, maskRejected);
-        for (const f of outcome.rejected) rejected.push({ field, category: f.category });
-        for (const f of outcome.masked) {
-          report.masked[f.category] = (report.masked[f.category] ?? 0) + 1;
-          report.items.push({ field, category: f.category, kind: f.kind });
+        // A memory often repeats a string (its key, a source id and a metadata id): detect once.
+        let findings = seen.get(text);
+        if (findings === undefined) seen.set(text, (findings = detectSensitive(text, compiled.detect)));
+        if (findings.length > 0) {
+          const outcome = maskText(text, findings, policy.actions, maskRejected);
+          for (const f of outcome.rejected) rejected.push({ field, category: f.category });
+          for (const f of outcome.masked) {
+            report.masked[f.category] = (report.masked[f.category] ?? 0) + 1;
+            report.items.push({ field, category: f.category, kind: f.kind });
+          }
+          out = outcome.text;
         }
-        out = outcome.text;
       }
-      if (guard) {
+      if (guarded) {
         const verdict = checkInstructions(out, guardOptions);
         if (verdict.flagged) {
           report.flags.push({

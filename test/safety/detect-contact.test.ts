@@ -56,6 +56,11 @@ describe('phone numbers', () => {
     }
   });
 
+  it('finds an international number after a long run of other digits', () => {
+    const table = `${'12 '.repeat(200)}+44 20 7946 0958`;
+    expect(values(table, 'phone')).toEqual(['+44 20 7946 0958']);
+  });
+
   it('finds national formats only with a region', () => {
     expect(values('my number is (212) 736-5000', 'phone')).toEqual([]);
     expect(values('my number is (212) 736-5000', 'phone', { phoneRegion: 'US' })).toEqual(['(212) 736-5000']);

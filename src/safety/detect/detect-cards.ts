@@ -28,7 +28,8 @@ export function cardBrand(digits: string): string | null {
 /** Payment card numbers: a card-like grouping, a valid Luhn check digit and a known brand for the length. */
 export function detectCards(text: string): Finding[] {
   const out: Finding[] = [];
-  for (const match of text.matchAll(CANDIDATE)) {
+  CANDIDATE.lastIndex = 0;
+  for (let match = CANDIDATE.exec(text); match !== null; match = CANDIDATE.exec(text)) {
     const card = longestCard(match[0]);
     if (card === null) continue;
     const mask = `[card ${card.brand} •••• ${card.digits.slice(-4)}]`;

@@ -12,7 +12,8 @@ const EMAIL =
 export function detectEmails(text: string): Finding[] {
   if (!text.includes('@')) return [];
   const out: Finding[] = [];
-  for (const match of text.matchAll(EMAIL)) {
+  EMAIL.lastIndex = 0;
+  for (let match = EMAIL.exec(text); match !== null; match = EMAIL.exec(text)) {
     const domain = (match[1] as string).toLowerCase();
     out.push(finding('email', 'email', match.index, match.index + match[0].length, `[email •••@${domain}]`));
   }

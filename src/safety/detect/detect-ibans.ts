@@ -14,7 +14,8 @@ const CANDIDATE = /(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})((?:[ -]?[A-Za-z0-9]){8,3
  */
 export function detectIbans(text: string): Finding[] {
   const out: Finding[] = [];
-  const pattern = new RegExp(CANDIDATE);
+  const pattern = CANDIDATE;
+  pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     // The candidate may run on into the next words; resume right after what was used.
     pattern.lastIndex = match.index + 1;

@@ -11,13 +11,42 @@ const RUN = /[+(]?\d[\d ().\-/]{5,}\d/g;
  */
 const IDD_00 = /(?<![\w+-])00(?=[1-9][\d ]{6,})/g;
 
-function mayHoldPhone(text: string): boolean {
-  for (const match of text.matchAll(RUN)) {
+/** Longest stretch handed to libphonenumber at once (a phone number is far shorter). */
+const WINDOW = 40;
+/** Characters of context before a run (`tel:`, a letter that makes it part of a word). */
+const CONTEXT = 8;
+/** Most windows read in one string (bounds the worst case; see {@link phoneWindows}). */
+const MAX_WINDOWS = 16;
+
+/**
+ * The stretches of `text` worth handing to libphonenumber: each run of at least 7 digits among
+ * phone punctuation, with a little context. libphonenumber's scan of a run of digit groups is
+ * slow and grows with the run (a list of years, 64 characters: 0.7 ms; 100,000 characters of
+ * `1 1 1…`: 0.9 s), so a run is read from its start and from each `+` or `(` in it (where an
+ * international or bracketed number begins), {@link WINDOW} characters at a time, and at most
+ * {@link MAX_WINDOWS} windows per string. A number inside a long table of digits without `+` or
+ * `(` before it can therefore be missed; phones are kept by default.
+ */
+function phoneWindows(text: string): Array<[start: number, end: number]> {
+  const out: Array<[number, number]> = [];
+  RUN.lastIndex = 0;
+  for (let match = RUN.exec(text); match !== null && out.length < MAX_WINDOWS; match = RUN.exec(text)) {
     let digits = 0;
-    for (const ch of match[0]) if (ch >= '0' && ch <= '9') digits++;
-    if (digits >= 7) return true;
+    for (let i = 0; i < match[0].length && digits < 7; i++) {
+      const c = match[0].charCodeAt(i);
+      if (c >= 48 && c <= 57) digits++;
+    }
+    if (digits < 7) continue;
+    const runEnd = match.index + match[0].length;
+    const starts = [match.index];
+    for (let i = 1; i < match[0].length; i++)
+      if (match[0][i] === '+' || match[0][i] === '(') starts.push(match.index + i);
+    for (const start of starts) {
+      if (out.length >= MAX_WINDOWS) break;
+      out.push([Math.max(0, start - CONTEXT), Math.min(text.length, start + WINDOW, runEnd + 2)]);
+    }
   }
-  return false;
+  return out;
 }
 
 function groupSizes(text: string): number[] {
@@ -49,17 +78,30 @@ function groupedLikeAPhone(written: string, national: string): boolean {
  * says which country they belong to.
  */
 export function detectPhones(text: string, region: CountryCode | undefined): Finding[] {
-  if (!mayHoldPhone(text)) return [];
+  const windows = phoneWindows(text);
+  if (windows.length === 0) return [];
   // ` +` keeps every offset where `00` stood, so spans map back onto the original text.
   const prepared = text.replace(IDD_00, ' +');
-  const found = findPhoneNumbersInText(prepared, region === undefined ? {} : { defaultCountry: region });
-  return found
-    .filter((hit) => groupedLikeAPhone(prepared.slice(hit.startsAt, hit.endsAt), hit.number.formatNational()))
-    .map((hit) => {
-      const national = hit.number.nationalNumber;
-      const mask = `[phone +${hit.number.countryCallingCode} •••• ${national.slice(-4)}]`;
-      const fromIdd = prepared[hit.startsAt] === '+' && text.startsWith('00', hit.startsAt - 1);
-      const start = fromIdd ? hit.startsAt - 1 : hit.startsAt;
-      return finding('phone', hit.number.country ?? 'intl', start, hit.endsAt, mask);
-    });
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const [from, to] of windows) {
+    const found = findPhoneNumbersInText(
+      prepared.slice(from, to),
+      region === undefined ? {} : { defaultCountry: region },
+    );
+    for (const hit of found) {
+      const startsAt = from + hit.startsAt;
+      const endsAt = from + hit.endsAt;
+      if (
+        seen.has(`${startsAt}:${endsAt}`) ||
+        !groupedLikeAPhone(prepared.slice(startsAt, endsAt), hit.number.formatNational())
+      )
+        continue;
+      seen.add(`${startsAt}:${endsAt}`);
+      const mask = `[phone +${hit.number.countryCallingCode} •••• ${hit.number.nationalNumber.slice(-4)}]`;
+      const fromIdd = prepared[startsAt] === '+' && text.startsWith('00', startsAt - 1);
+      out.push(finding('phone', hit.number.country ?? 'intl', fromIdd ? startsAt - 1 : startsAt, endsAt, mask));
+    }
+  }
+  return out;
 }

@@ -1,25 +1,32 @@
+import { LiteralIndex } from '../literal-index.js';
 import { finding, type Finding } from './finding.js';
 import { looksLikePlaceholder } from './looks-like-placeholder.js';
 import { SECRET_RULES, type SecretRule } from './secret-rules.js';
-
-function triggered(rule: SecretRule, text: string): boolean {
-  if (rule.trigger instanceof RegExp) return rule.trigger.test(text);
-  for (const literal of rule.trigger) if (text.includes(literal)) return true;
-  return false;
-}
 
 function accepts(rule: SecretRule, value: string): boolean {
   return rule.accept === undefined ? !looksLikePlaceholder(value) : rule.accept(value);
 }
 
+/** One scan finds the rules worth running: those with a trigger in the text. */
+const TRIGGERS = new LiteralIndex(
+  SECRET_RULES.length,
+  SECRET_RULES.flatMap((rule, i) =>
+    rule.trigger.map((literal) => [literal, i, rule.triggerAtWordStart === true] as const),
+  ),
+);
+
 /** Every secret {@link SECRET_RULES} find in `text`, possibly overlapping (the caller resolves). */
 export function detectSecrets(text: string): Finding[] {
+  const triggered = TRIGGERS.find(text);
+  if (triggered === null) return [];
   const out: Finding[] = [];
-  for (const rule of SECRET_RULES) {
-    if (!triggered(rule, text)) continue;
+  for (let i = 0; i < SECRET_RULES.length; i++) {
+    if (triggered[i] !== 1) continue;
+    const rule = SECRET_RULES[i] as SecretRule;
     const mask = `[secret:${rule.maskLabel ?? rule.kind}]`;
-    rule.pattern.lastIndex = 0;
-    for (const match of text.matchAll(rule.pattern)) {
+    const pattern = rule.pattern;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const start = match.index;
       const end = start + match[0].length;
       if (rule.valueGroup === undefined) {

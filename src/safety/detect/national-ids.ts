@@ -95,8 +95,13 @@ export function compileNationalId(spec: string | NationalIdRule, field: string):
 export function detectNationalIds(text: string, rules: readonly CompiledNationalId[]): Finding[] {
   const out: Finding[] = [];
   for (const rule of rules) {
-    for (const match of text.matchAll(rule.pattern)) {
-      if (match[0].length === 0) continue;
+    const pattern = rule.pattern;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      if (match[0].length === 0) {
+        pattern.lastIndex++;
+        continue;
+      }
       if (rule.checksum === 'luhn' && !luhnValid(match[0].replace(/\D/g, ''))) continue;
       out.push(finding('nationalId', rule.name, match.index, match.index + match[0].length, `[id:${rule.name}]`));
     }

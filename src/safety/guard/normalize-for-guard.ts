@@ -16,7 +16,7 @@ export function normalizeForGuard(text: string): string {
     out = out.normalize('NFKC').replace(INVISIBLE, '');
     if (CONFUSABLE_RANGE.test(out)) out = out.replace(CONFUSABLE_RANGE_G, (ch) => CONFUSABLES.get(ch) ?? ch);
   }
-  if (SPELLED.test(out)) out = out.replace(SPELLED_G, (run) => run.replace(/[ .]/g, ''));
+  if (SPELLED_HINT.test(out) && SPELLED.test(out)) out = out.replace(SPELLED_G, (run) => run.replace(/[ .]/g, ''));
   return out;
 }
 
@@ -28,6 +28,8 @@ const INVISIBLE =
 const CONFUSABLE_RANGE = /[\u0370-\u03FF\u0400-\u052F]/;
 const CONFUSABLE_RANGE_G = /[\u0370-\u03FF\u0400-\u052F]/g;
 /** Four or more single letters separated by single spaces or dots. */
+/** A cheap first test for {@link SPELLED}: two single letters in a row after a space or at the start. */
+const SPELLED_HINT = /(?:^|[ .])[A-Za-z][ .][A-Za-z][ .]/;
 const SPELLED = /(?<![A-Za-z])(?:[A-Za-z][ .]){3,}[A-Za-z](?![A-Za-z])/;
 const SPELLED_G = new RegExp(SPELLED.source, 'g');
 

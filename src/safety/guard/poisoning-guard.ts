@@ -1,3 +1,4 @@
+import { LiteralIndex } from '../literal-index.js';
 import { clausePosition } from './clause-position.js';
 import { GUARD_RULES, type GuardRule } from './guard-rules.js';
 import { normalizeForGuard } from './normalize-for-guard.js';
@@ -21,6 +22,14 @@ export interface GuardVerdict {
   reason: string;
 }
 
+/** The verdict on text in which no rule matched (shared: verdicts are read, never changed). */
+const CLEAN: GuardVerdict = Object.freeze({
+  score: 0,
+  flagged: false,
+  hits: Object.freeze([]) as unknown as GuardHit[],
+  reason: '',
+});
+
 /** Options of {@link checkInstructions}. */
 export interface GuardOptions {
   /** Score at which a text is flagged. @default 1 */
@@ -38,45 +47,11 @@ const AI_CONTEXT_BONUS = 0.2;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
 const MAX_DECODED = 4;
 
-const ANCHORS = buildAnchorIndex(GUARD_RULES);
-
-interface AnchorIndex {
-  pattern: RegExp;
-  rulesOf: Map<string, number[]>;
-  byFirst: Map<string, string[]>;
-}
-
-function buildAnchorIndex(rules: readonly GuardRule[]): AnchorIndex {
-  const rulesOf = new Map<string, number[]>();
-  rules.forEach((rule, i) => {
-    for (const anchor of rule.anchors) rulesOf.set(anchor, [...(rulesOf.get(anchor) ?? []), i]);
-  });
-  const byFirst = new Map<string, string[]>();
-  for (const anchor of rulesOf.keys())
-    byFirst.set(anchor[0] as string, [...(byFirst.get(anchor[0] as string) ?? []), anchor]);
-  const alternatives = [...rulesOf.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((a) => a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return { pattern: new RegExp(alternatives.join('|'), 'gi'), rulesOf, byFirst };
-}
-
-/**
- * Indexes of the rules whose anchors occur in `text`, in one pass of one regular expression.
- * Where one anchor is a prefix of another (`overrid`, `override`), every anchor starting there counts.
- */
-function candidateRules(text: string): Set<number> {
-  const out = new Set<number>();
-  const pattern = new RegExp(ANCHORS.pattern);
-  const lower = text.toLowerCase();
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    const at = match.index;
-    for (const anchor of ANCHORS.byFirst.get(lower[at] as string) ?? []) {
-      if (lower.startsWith(anchor, at)) for (const i of ANCHORS.rulesOf.get(anchor) ?? []) out.add(i);
-    }
-    pattern.lastIndex = at + 1;
-  }
-  return out;
-}
+/** One scan finds the rules worth running: those with an anchor (at a word start) in the text. */
+const ANCHORS = new LiteralIndex(
+  GUARD_RULES.length,
+  GUARD_RULES.flatMap((rule, i) => rule.anchors.map((anchor) => [anchor, i, true] as const)),
+);
 
 const GLOBAL = new Map<GuardRule, RegExp>(
   GUARD_RULES.map((rule) => [rule, new RegExp(rule.pattern.source, `${rule.pattern.flags}g`)]),
@@ -95,7 +70,8 @@ function scoreMatch(rule: GuardRule, text: string, match: RegExpExecArray): numb
 }
 
 function scoreRule(rule: GuardRule, text: string): GuardHit | null {
-  const pattern = new RegExp(GLOBAL.get(rule) ?? rule.pattern);
+  const pattern = GLOBAL.get(rule) as RegExp;
+  pattern.lastIndex = 0;
   let best: { score: number; match: RegExpExecArray } | null = null;
   let seen = 0;
   for (let match = pattern.exec(text); match !== null && seen < MAX_MATCHES; match = pattern.exec(text), seen++) {
@@ -110,7 +86,11 @@ function scoreRule(rule: GuardRule, text: string): GuardHit | null {
 
 function scoreText(text: string, options: GuardOptions, depth: number): GuardHit[] {
   const hits: GuardHit[] = [];
-  for (const i of candidateRules(text)) {
+  // Rules run only where one of their anchors occurs.
+  const candidates = ANCHORS.find(text);
+  const count = candidates === null ? 0 : GUARD_RULES.length;
+  for (let i = 0; i < count; i++) {
+    if (candidates?.[i] !== 1) continue;
     const rule = GUARD_RULES[i] as GuardRule;
     if (rule.toolSyntax === true && options.allowToolSyntax === true) continue;
     const hit = scoreRule(rule, text);
@@ -124,7 +104,9 @@ function scoreText(text: string, options: GuardOptions, depth: number): GuardHit
 function decodedHits(text: string, options: GuardOptions): GuardHit[] {
   const out: GuardHit[] = [];
   let decoded = 0;
-  for (const match of text.matchAll(BASE64_RUN)) {
+  if (!hasLongUnbrokenRun(text)) return out;
+  BASE64_RUN.lastIndex = 0;
+  for (let match = BASE64_RUN.exec(text); match !== null; match = BASE64_RUN.exec(text)) {
     if (++decoded > MAX_DECODED) break;
     const plain = Buffer.from(
       match[0],
@@ -143,6 +125,22 @@ function decodedHits(text: string, options: GuardOptions): GuardHit[] {
     });
   }
   return out;
+}
+
+/**
+ * A stretch of 24 characters without a space somewhere: a base64 blob has one, ordinary text
+ * rarely. Hopping from space to space is the cheapest test measured (three times cheaper than
+ * a character loop, seven times cheaper than a regular expression).
+ */
+function hasLongUnbrokenRun(text: string): boolean {
+  let previous = -1;
+  for (;;) {
+    const next = text.indexOf(' ', previous + 1);
+    const end = next === -1 ? text.length : next;
+    if (end - previous - 1 >= 24) return true;
+    if (next === -1) return false;
+    previous = next;
+  }
 }
 
 /** Mostly printable text with spaces between words (binary base64, hashes and keys decode to noise). */
@@ -167,7 +165,7 @@ export function checkInstructions(text: string, options: GuardOptions = {}): Gua
   const threshold = options.threshold ?? 1;
   const normalised = normalizeForGuard(text);
   const hits = scoreText(normalised, options, 0);
-  if (hits.length === 0) return { score: 0, flagged: false, hits, reason: '' };
+  if (hits.length === 0) return CLEAN;
   let score = hits.reduce((sum, hit) => sum + hit.score, 0);
   if (score < threshold && AI_CONTEXT.test(normalised)) score += AI_CONTEXT_BONUS;
   score = Math.round(score * 100) / 100;
