@@ -126,6 +126,16 @@ function parseVectors(payload: unknown, count: number, url: string): Float32Arra
   return out as Float32Array[];
 }
 
+/** Where and how one embeddings request is sent, fixed when the embedder is built. */
+interface EmbeddingEndpoint {
+  url: string;
+  model: string;
+  dimensions: number | undefined;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
 /**
  * An embedder for any server speaking the OpenAI embeddings API (OpenAI, Ollama's `/v1`,
  * vLLM, TEI, LM Studio): `POST {baseURL}/embeddings` with `{model, input: string[]}`, reading
@@ -135,87 +145,19 @@ function parseVectors(payload: unknown, count: number, url: string): Float32Arra
  * finite values).
  */
 export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): Embedder {
-  if (!options.baseURL || !options.model) {
-    throw new EngramError('CONFIG_ERROR', 'An OpenAI-compatible embedder needs a baseURL and a model');
-  }
-  const url = `${options.baseURL.replace(/\/+$/, '')}/embeddings`;
+  const endpoint = embeddingEndpoint(options);
   const maxBatchSize = options.maxBatchSize ?? 64;
   if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
     throw new EngramError('CONFIG_ERROR', `maxBatchSize must be a positive integer, got ${String(maxBatchSize)}`);
   }
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const doFetch = options.fetch ?? globalThis.fetch;
   let learnedDim: number | undefined = options.dim;
 
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
-  if (options.apiKey) headers['authorization'] = `Bearer ${options.apiKey}`;
-
   async function requestOnce(input: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    try {
-      const body: Record<string, unknown> = { model: options.model, input };
-      if (options.dimensions !== undefined) body['dimensions'] = options.dimensions;
-      let response: Response;
-      let text: string;
-      try {
-        response = await doFetch(url, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(body),
-          signal: controller.signal,
-        });
-        text = await response.text();
-      } catch (cause) {
-        if (signal?.aborted) throw signal.reason;
-        if (timedOut) {
-          throw new EngramError('TIMEOUT', `Embedding request to ${url} timed out after ${timeoutMs} ms`, {
-            cause,
-            isRetryable: true,
-            details: { url, timeoutMs },
-          });
-        }
-        throw new EngramError('EMBEDDER_ERROR', `Embedding request to ${url} failed: ${String(cause)}`, {
-          cause,
-          isRetryable: true,
-          details: { url },
-        });
-      }
-      if (!response.ok) {
-        const status = response.status;
-        const retryable = status === 429 || status === 408 || status >= 500;
-        throw new EngramError(
-          'EMBEDDER_ERROR',
-          `Embedding server ${url} answered ${status}: ${serverMessage(text) || response.statusText}`,
-          {
-            isRetryable: retryable,
-            details: { url, status, retryAfterMs: retryAfterMs(response.headers) },
-          },
-        );
-      }
-      let payload: unknown;
-      try {
-        payload = JSON.parse(text);
-      } catch (cause) {
-        throw new EngramError('EMBEDDER_ERROR', `Malformed response from ${url}: not JSON`, {
-          cause,
-          details: { url },
-        });
-      }
-      const vectors = parseVectors(payload, input.length, url);
-      checkVectors(vectors, input.length, learnedDim, `Embedding server ${url}`);
-      learnedDim ??= vectors[0]?.length;
-      return vectors;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
+    const text = await postEmbeddings(endpoint, input, signal);
+    const vectors = parseVectors(parseJson(text, endpoint.url), input.length, endpoint.url);
+    checkVectors(vectors, input.length, learnedDim, `Embedding server ${endpoint.url}`);
+    learnedDim ??= vectors[0]?.length;
+    return vectors;
   }
 
   return {
@@ -245,4 +187,100 @@ export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedder
       return out;
     },
   };
+}
+
+function embeddingEndpoint(options: OpenAICompatibleEmbedderOptions): EmbeddingEndpoint {
+  if (!options.baseURL || !options.model) {
+    throw new EngramError('CONFIG_ERROR', 'An OpenAI-compatible embedder needs a baseURL and a model');
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+  if (options.apiKey) headers['authorization'] = `Bearer ${options.apiKey}`;
+  return {
+    url: `${options.baseURL.replace(/\/+$/, '')}/embeddings`,
+    model: options.model,
+    dimensions: options.dimensions,
+    headers,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    fetch: options.fetch ?? globalThis.fetch,
+  };
+}
+
+/**
+ * Sends one embeddings request within the time limit and returns the body of a 2xx answer. The
+ * caller's abort is passed on as its own reason; a timeout is a retryable `TIMEOUT`, a network
+ * failure a retryable `EMBEDDER_ERROR`, and an error status an `EMBEDDER_ERROR` with the
+ * server's message (retryable for 408, 429 and 5xx, with any `Retry-After`).
+ */
+async function postEmbeddings(
+  endpoint: EmbeddingEndpoint,
+  input: string[],
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const { url, timeoutMs, fetch: doFetch } = endpoint;
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const body: Record<string, unknown> = { model: endpoint.model, input };
+    if (endpoint.dimensions !== undefined) body['dimensions'] = endpoint.dimensions;
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(url, {
+        method: 'POST',
+        headers: endpoint.headers,
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      text = await response.text();
+    } catch (cause) {
+      if (signal?.aborted) throw signal.reason;
+      if (timedOut) {
+        throw new EngramError('TIMEOUT', `Embedding request to ${url} timed out after ${timeoutMs} ms`, {
+          cause,
+          isRetryable: true,
+          details: { url, timeoutMs },
+        });
+      }
+      throw new EngramError('EMBEDDER_ERROR', `Embedding request to ${url} failed: ${String(cause)}`, {
+        cause,
+        isRetryable: true,
+        details: { url },
+      });
+    }
+    if (!response.ok) throw statusError(response, text, url);
+    return text;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function statusError(response: Response, text: string, url: string): EngramError {
+  const status = response.status;
+  const retryable = status === 429 || status === 408 || status >= 500;
+  return new EngramError(
+    'EMBEDDER_ERROR',
+    `Embedding server ${url} answered ${status}: ${serverMessage(text) || response.statusText}`,
+    {
+      isRetryable: retryable,
+      details: { url, status, retryAfterMs: retryAfterMs(response.headers) },
+    },
+  );
+}
+
+function parseJson(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new EngramError('EMBEDDER_ERROR', `Malformed response from ${url}: not JSON`, {
+      cause,
+      details: { url },
+    });
+  }
 }

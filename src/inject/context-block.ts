@@ -4,7 +4,7 @@ import { EngramError } from '../model/errors.js';
 import { approximateTokens } from './approximate-tokens.js';
 import { sanitizeMemoryText } from './sanitize-memory-text.js';
 
-/** The reference's leading sentence (seed 000, recall_injection.py:195), kept word for word. */
+/** The reference recall's leading sentence, kept word for word. */
 export const DEFAULT_PREAMBLE =
   "Only use the relevant context if it is relevant to the user's query. Relevant context about the user:";
 
@@ -128,84 +128,33 @@ function omissionLine(memories: number, summaries: number): string | null {
  * @throws EngramError('INVALID_INPUT') for an invalid tag name or bound.
  */
 export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOptions = {}): ContextBlock | null {
-  const tag = options.tag ?? 'engram_context';
-  if (!TAG_NAME.test(tag)) {
-    throw new EngramError('INVALID_INPUT', `invalid context tag name: ${JSON.stringify(tag)}`, {
-      details: { field: 'tag' },
-    });
-  }
-  const preamble = (options.preamble ?? DEFAULT_PREAMBLE).replace(/\s*[\r\n]+\s*/g, ' ');
-  const timestamp = options.timestamp ?? 'stated-or-created';
-  const withSummaries = options.summaries ?? true;
-  const maxMemories = positiveInt('maxMemories', options.maxMemories, 20);
-  const maxChars = positiveInt('maxChars', options.maxChars, 4000);
-  const maxTokens = positiveInt('maxTokens', options.maxTokens, 1000);
-  const maxItemChars = Math.max(2, positiveInt('maxItemChars', options.maxItemChars, 1000));
-
-  // One line per distinct memory line: a fact stored twice (e.g. captured twice) is shown once,
-  // at the rank of its best hit.
-  const candidates: Array<{ hit: Hit; line: string }> = [];
-  const seenLines = new Set<string>();
-  for (const hit of hits) {
-    const line = memoryLine(hit.memory, timestamp, maxItemChars);
-    if (line === null || seenLines.has(line)) continue;
-    seenLines.add(line);
-    candidates.push({ hit, line });
-  }
+  const bounds = resolveBlockOptions(options);
+  const candidates = distinctMemoryLines(hits, bounds);
   if (candidates.length === 0) return null;
-
-  const open = `<${tag}>`;
-  const close = `</${tag}>`;
-  const render = (lines: string[], summaryLines: string[], omittedM: number, omittedS: number): string => {
-    const body = [open, preamble, ...lines];
-    if (summaryLines.length > 0) body.push('## Summaries', ...summaryLines);
-    const omission = omissionLine(omittedM, omittedS);
-    if (omission !== null) body.push(omission);
-    body.push(close);
-    return body.join('\n');
-  };
-  const fits = (text: string): boolean => text.length <= maxChars && approximateTokens(text) <= maxTokens;
+  const render = blockRenderer(bounds);
+  const fits = (text: string): boolean => text.length <= bounds.maxChars && approximateTokens(text) <= bounds.maxTokens;
 
   // Memory lines first: take as many as fit together with the omission line they would need.
-  let taken = Math.min(maxMemories, candidates.length);
-  while (
-    taken > 0 &&
-    !fits(
+  const taken = largestFitting(Math.min(bounds.maxMemories, candidates.length), (n) =>
+    fits(
       render(
-        candidates.slice(0, taken).map((c) => c.line),
+        candidates.slice(0, n).map((c) => c.line),
         [],
-        candidates.length - taken,
+        candidates.length - n,
         0,
       ),
-    )
-  ) {
-    taken -= 1;
-  }
+    ),
+  );
   if (taken === 0) return null;
   const included = candidates.slice(0, taken);
   const lines = included.map((c) => c.line);
   const omittedMemories = candidates.length - taken;
 
   // Then summaries of the included memories, deduplicated, as far as the bounds allow.
-  const summaries: string[] = [];
-  if (withSummaries) {
-    const seen = new Set<string>();
-    for (const c of included) {
-      const s = c.hit.memory.summary;
-      if (s === null || s === undefined) continue;
-      const clean = cut(sanitizeMemoryText(s), maxItemChars);
-      if (clean === '' || seen.has(clean)) continue;
-      seen.add(clean);
-      summaries.push(`- ${clean}`);
-    }
-  }
-  let summaryTaken = summaries.length;
-  while (
-    summaryTaken > 0 &&
-    !fits(render(lines, summaries.slice(0, summaryTaken), omittedMemories, summaries.length - summaryTaken))
-  ) {
-    summaryTaken -= 1;
-  }
+  const summaries = bounds.summaries ? summaryLines(included, bounds.maxItemChars) : [];
+  const summaryTaken = largestFitting(summaries.length, (n) =>
+    fits(render(lines, summaries.slice(0, n), omittedMemories, summaries.length - n)),
+  );
   const omittedSummaries = summaries.length - summaryTaken;
   const text = render(lines, summaries.slice(0, summaryTaken), omittedMemories, omittedSummaries);
   return {
@@ -215,5 +164,81 @@ export function formatContextBlock(hits: readonly Hit[], options: ContextBlockOp
     omittedSummaries,
     chars: text.length,
     approxTokens: approximateTokens(text),
+  };
+}
+
+/** The largest `n` from `max` down to 0 for which `fits(n)`. */
+function largestFitting(max: number, fits: (n: number) => boolean): number {
+  let n = max;
+  while (n > 0 && !fits(n)) n -= 1;
+  return n;
+}
+
+/** Block options with their defaults, checked. */
+type BlockBounds = Required<{ [K in keyof ContextBlockOptions]: NonNullable<ContextBlockOptions[K]> }>;
+
+function resolveBlockOptions(options: ContextBlockOptions): BlockBounds {
+  const tag = options.tag ?? 'engram_context';
+  if (!TAG_NAME.test(tag)) {
+    throw new EngramError('INVALID_INPUT', `invalid context tag name: ${JSON.stringify(tag)}`, {
+      details: { field: 'tag' },
+    });
+  }
+  return {
+    tag,
+    preamble: (options.preamble ?? DEFAULT_PREAMBLE).replace(/\s*[\r\n]+\s*/g, ' '),
+    timestamp: options.timestamp ?? 'stated-or-created',
+    summaries: options.summaries ?? true,
+    maxMemories: positiveInt('maxMemories', options.maxMemories, 20),
+    maxChars: positiveInt('maxChars', options.maxChars, 4000),
+    maxTokens: positiveInt('maxTokens', options.maxTokens, 1000),
+    maxItemChars: Math.max(2, positiveInt('maxItemChars', options.maxItemChars, 1000)),
+  };
+}
+
+/**
+ * One line per distinct memory line: a fact stored twice (e.g. captured twice) is shown once, at
+ * the rank of its best hit. Memories whose text is empty once made inert have no line.
+ */
+function distinctMemoryLines(hits: readonly Hit[], bounds: BlockBounds): Array<{ hit: Hit; line: string }> {
+  const candidates: Array<{ hit: Hit; line: string }> = [];
+  const seenLines = new Set<string>();
+  for (const hit of hits) {
+    const line = memoryLine(hit.memory, bounds.timestamp, bounds.maxItemChars);
+    if (line === null || seenLines.has(line)) continue;
+    seenLines.add(line);
+    candidates.push({ hit, line });
+  }
+  return candidates;
+}
+
+/** The summaries of the included memories as lines, made inert, cut and deduplicated. */
+function summaryLines(included: ReadonlyArray<{ hit: Hit }>, maxItemChars: number): string[] {
+  const summaries: string[] = [];
+  const seen = new Set<string>();
+  for (const c of included) {
+    const s = c.hit.memory.summary;
+    if (s === null || s === undefined) continue;
+    const clean = cut(sanitizeMemoryText(s), maxItemChars);
+    if (clean === '' || seen.has(clean)) continue;
+    seen.add(clean);
+    summaries.push(`- ${clean}`);
+  }
+  return summaries;
+}
+
+/** Renders the block: tag, preamble, memory lines, summaries, the omission line, closing tag. */
+function blockRenderer(
+  bounds: BlockBounds,
+): (lines: string[], summaryLines: string[], omittedM: number, omittedS: number) => string {
+  const open = `<${bounds.tag}>`;
+  const close = `</${bounds.tag}>`;
+  return (lines, summaries, omittedM, omittedS) => {
+    const body = [open, bounds.preamble, ...lines];
+    if (summaries.length > 0) body.push('## Summaries', ...summaries);
+    const omission = omissionLine(omittedM, omittedS);
+    if (omission !== null) body.push(omission);
+    body.push(close);
+    return body.join('\n');
   };
 }

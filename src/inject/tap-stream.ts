@@ -86,3 +86,8 @@ export function tapReadableStream<T>(source: ReadableStream<T>, tap: StreamTap<T
     }),
   );
 }
+
+/** Wraps an iterator so that its chunks feed `tap` (see {@link tapAsyncIterator}). */
+export function tapIterator<T>(source: AsyncIterator<T>, tap: StreamTap<unknown>): AsyncIterableIterator<T> {
+  return tapAsyncIterator(source, tap as StreamTap<T>);
+}

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
-import type { PreparedCall } from '../injector.js';
+import type { PreparedCall } from '../prepared-call.js';
 import { aiSdkPrompt } from '../providers/ai-sdk-prompt.js';
 import { tapReadableStream } from '../tap-stream.js';
 import { toInjector, type WrapperOptions } from './wrapper-options.js';

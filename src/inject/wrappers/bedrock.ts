@@ -1,4 +1,4 @@
-import type { PreparedCall } from '../injector.js';
+import type { PreparedCall } from '../prepared-call.js';
 import { bedrockConverse } from '../providers/bedrock-converse.js';
 import { bedrockInvokeAnthropic } from '../providers/bedrock-invoke-anthropic.js';
 import { isRecord } from '../providers/json-guards.js';

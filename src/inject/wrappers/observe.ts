@@ -1,5 +1,6 @@
-import type { Injector, PreparedCall } from '../injector.js';
-import { tapIterator } from '../injector.js';
+import type { Injector } from '../injector.js';
+import type { PreparedCall } from '../prepared-call.js';
+import { tapIterator } from '../tap-stream.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
 
 /** An SDK stream object whose iteration goes through a replaceable `iterator` factory (Stainless SDKs). */

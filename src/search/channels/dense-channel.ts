@@ -29,7 +29,7 @@ export function narrowedFilter(filter: MemoryFilter, priority: Partial<Omit<Scop
 
 /**
  * Dense channel: one `denseSearch` per query vector, plus — when a priority scope is set — the
- * same searches restricted to it (seed 003 vector recall path B). All passes run in parallel and
+ * same searches restricted to it (the multi-path searcher's vector recall, path B). All passes run in parallel and
  * are merged by id keeping the maximum cosine; `extra['dense.priority']` marks priority finds.
  */
 export const denseChannel: SearchChannel = {

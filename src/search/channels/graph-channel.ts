@@ -5,7 +5,7 @@ import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel
 export const GRAPH_MAX_TAGS = 6;
 
 /**
- * Graph channel (seed 003 structural recall): a memory is kept when its `key` is one of the
+ * Graph channel (the multi-path searcher's structural recall): a memory is kept when its `key` is one of the
  * goal's keys (score 1), or when it shares at least 2 tags with the goal (score = shared / goal
  * tags). Uses the store's list filters: one query per key and one per pair of tags (a memory
  * with ≥ 2 shared tags carries at least one such pair), so no store change is needed.

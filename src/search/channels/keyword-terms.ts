@@ -24,7 +24,7 @@ export function isMostlyCjk(text: string): boolean {
 
 /**
  * How many keyword terms to extract: ≤ 12 characters → 1; CJK ≤ 120 characters → 2, else 3;
- * other text ≤ 8 tokens → 2, else 3 (seed 003 `_keyword_extract_top_k`).
+ * other text ≤ 8 tokens → 2, else 3 (the multi-path searcher's `_keyword_extract_top_k`).
  */
 export function keywordTermCount(query: string): number {
   const text = query.trim();
@@ -66,8 +66,8 @@ export function rankEnglishTerms(query: string): ScoredTerm[] {
 }
 
 /**
- * The weighted keyword terms of a query for the full-text channel (seed 003
- * `_extract_weighted_keyword_terms`): Chinese through jieba TF-IDF keywords (content parts of
+ * The weighted keyword terms of a query for the full-text channel (the multi-path
+ * searcher's `_extract_weighted_keyword_terms`): Chinese through jieba TF-IDF keywords (content parts of
  * speech), other text by {@link rankEnglishTerms}; deduplicated, at most
  * {@link keywordTermCount} terms. Terms are plain words: the store escapes them for its syntax.
  */

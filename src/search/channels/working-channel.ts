@@ -1,8 +1,8 @@
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 
 /**
- * Working-memory channel (seed 003 path A): the scope's activated working memory taken whole, no
- * retrieval ranking, trimmed — here to the newest `limit` items (the path's candidate pool, ≥ 50),
+ * Working-memory channel (the multi-path searcher's path A): the scope's activated working memory
+ * taken whole, no retrieval ranking, trimmed — here to the newest `limit` items (the path's candidate pool, ≥ 50),
  * which are then ranked by the path like any candidates. Working memory is small and fresh by
  * design; reading only the newest items keeps a large one from dominating search latency.
  */

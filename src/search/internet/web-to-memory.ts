@@ -3,6 +3,13 @@ import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
 import type { WebResult } from './web-result.js';
 
+const WEB_ID_PREFIX = 'web:';
+
+/** Whether a memory is a web result of this search (never stored: no vector row, no usage). */
+export function isWebMemoryId(id: string): boolean {
+  return id.startsWith(WEB_ID_PREFIX);
+}
+
 function isoOrNull(date: string | null): string | null {
   if (!date) return null;
   const t = Date.parse(date);
@@ -15,7 +22,7 @@ function isoOrNull(date: string | null): string | null {
  * goes through the same fusion, rerank and dedupe as local memories.
  */
 export function webResultToMemory(result: WebResult, scope: Scope, now: string): Memory {
-  const id = `web:${createHash('sha1').update(result.url).digest('hex').slice(0, 24)}`;
+  const id = `${WEB_ID_PREFIX}${createHash('sha1').update(result.url).digest('hex').slice(0, 24)}`;
   const text = [result.title.trim(), result.summary.trim()].filter(Boolean).join(': ') || result.url;
   return {
     id,

@@ -1,7 +1,7 @@
 import { chatJson } from '../../llm/chat-json.js';
 import type { ChatModel } from '../../llm/chat-model.js';
 
-/** The decomposition prompt (seed 003 CoT query). */
+/** The decomposition prompt (the multi-path searcher's chain-of-thought query). */
 export const DECOMPOSE_PROMPT = `Decide whether the question asks several things at once.
 Return JSON: {"is_complex": boolean, "sub_questions": [string, ...]}.
 If it is simple, return {"is_complex": false, "sub_questions": []}.

@@ -4,7 +4,7 @@ import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** Options of {@link planFast}. */
 export interface FastPlanOptions {
-  /** Tokenise the query into keys and tags for the graph channel (seed `use_fast_graph`). @default false */
+  /** Tokenise the query into keys and tags for the graph channel (the multi-path searcher's `use_fast_graph`). @default false */
   fastGraph?: boolean | undefined;
   /** @default false */
   internetSearch?: boolean | undefined;

@@ -6,7 +6,7 @@ import type { JsonValue } from '../../model/json.js';
 import { planFast, type FastPlanOptions } from './fast-plan.js';
 import type { ParsedGoal, PlanInfo } from '../../model/parsed-goal.js';
 
-/** The planning prompt (seed 003 `TASK_PARSE_PROMPT`, restated). */
+/** The planning prompt (the multi-path searcher's `TASK_PARSE_PROMPT`, restated). */
 export const TASK_PARSE_PROMPT = `You turn a user's message into a retrieval plan for a personal memory store.
 Return one JSON object with exactly these fields:
 - "keys": short exact subject phrases a stored memory could be keyed by (0-5 strings)

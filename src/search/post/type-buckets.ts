@@ -19,7 +19,7 @@ export function bucketOf(type: MemoryType): keyof BucketLimits {
 }
 
 /**
- * Sorts hits by score (stable) and keeps, per bucket, that bucket's top-k (seed 003
+ * Sorts hits by score (stable) and keeps, per bucket, that bucket's top-k (the multi-path searcher's
  * `_sort_and_trim`), so tool, skill and preference memories never compete with facts for slots.
  * The result is sorted by score.
  */
@@ -34,4 +34,15 @@ export function trimByType<T extends Scored>(hits: readonly T[], limits: BucketL
     out.push(hit);
   }
   return out;
+}
+
+/** Per-type trimming that keeps the given (MMR) order instead of re-sorting by score. */
+export function trimByTypeKeepingOrder<T extends Scored>(hits: readonly T[], limits: BucketLimits): T[] {
+  const kept = new Set(
+    trimByType(
+      hits.map((h, i) => ({ memory: h.memory, score: -i, h })),
+      limits,
+    ).map((x) => x.h),
+  );
+  return hits.filter((h) => kept.has(h));
 }

@@ -1,7 +1,7 @@
 import type { BoostContext } from '../../model/boost-context.js';
 import type { Memory } from '../../model/memory.js';
 
-/** Boost weights. @default {userId: 0.5, tags: 0.2, sessionId: 0.3} (seed 003) */
+/** Boost weights. @default {userId: 0.5, tags: 0.2, sessionId: 0.3} (the multi-path searcher's weights) */
 export interface BoostWeights {
   userId: number;
   tags: number;

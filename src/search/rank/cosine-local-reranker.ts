@@ -4,7 +4,7 @@ import type { Reranker, RerankRequest, RerankScore } from './reranker.js';
 /** Weight per structural level; a memory without a level counts as `fact`. */
 export type LevelWeights = Record<MemoryLevel, number>;
 
-/** @default {topic: 1, concept: 1, fact: 1} (seed 003 defaults) */
+/** @default {topic: 1, concept: 1, fact: 1} (the multi-path searcher's defaults) */
 export const DEFAULT_LEVEL_WEIGHTS: LevelWeights = { topic: 1, concept: 1, fact: 1 };
 
 /**

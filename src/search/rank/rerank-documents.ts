@@ -1,7 +1,8 @@
 import type { Memory } from '../../model/memory.js';
 
 /**
- * How a memory becomes the document(s) a cross-encoder scores (seed 003 reranker strategies):
+ * How a memory becomes the document(s) a cross-encoder scores (the multi-path
+ * searcher's reranker strategies):
  * - `memory`: the memory text;
  * - `single-turn`: the memory's chat sources paired into user/assistant turns (one document per
  *   pair, the memory's score is the best pair's), falling back to the text;

@@ -26,7 +26,7 @@ export interface DeepSearchOptions {
 }
 
 /**
- * Multi-stage deep search (seed 003 `AdvancedSearcher.deep_search`): retrieve, then up to
+ * Multi-stage deep search (the multi-path searcher's `AdvancedSearcher.deep_search`): retrieve, then up to
  * `stages` times ask the model whether the memories answer the query; if not, retrieve each
  * missing phrase (in parallel), merge (same id keeps the best score) and go on. Stops as soon as
  * the model can answer. A stage whose LLM call or retrieval fails is recorded and skipped —

@@ -2,7 +2,7 @@ import type { ChatModel } from '../../llm/chat-model.js';
 import type { Memory } from '../../model/memory.js';
 import { reasonerLines } from './reasoner-lines.js';
 
-/** The reasoner prompt (seed 003 `MemoryReasoner`). */
+/** The reasoner prompt (the multi-path searcher's `MemoryReasoner`). */
 export const REASON_PROMPT = `You select the memories needed to answer a question.
 Each memory is a line "[id] key: memory". Return JSON {"selected_ids": ["id", ...]} listing only the ids of
 memories that help answer the question, most useful first. Return an empty list if none help.`;

@@ -3,7 +3,7 @@ import type { ChatModel } from '../../llm/chat-model.js';
 import type { Memory } from '../../model/memory.js';
 import { reasonerLines } from './reasoner-lines.js';
 
-/** The rewrite prompt (seed 003 `memory_recreate_enhancement`). */
+/** The rewrite prompt (the multi-path searcher's `memory_recreate_enhancement`). */
 export const REWRITE_PROMPT = `Rewrite each memory as one self-contained statement focused on the question, keeping
 facts, names and dates exactly. Return JSON {"memories": [{"id": "...", "text": "..."}]} with the same ids.`;
 

@@ -1,0 +1,23 @@
+import type { SearchCandidate } from './search-candidate.js';
+
+/** Merges candidates found by several paths (or stages): union of paths and channels, best score kept. */
+export function mergeCandidates(lists: Iterable<readonly SearchCandidate[]>): SearchCandidate[] {
+  const byKey = new Map<string, SearchCandidate>();
+  for (const list of lists) {
+    for (const c of list) {
+      const key = `${c.collection ?? ''}\u0000${c.memory.id}`;
+      const seen = byKey.get(key);
+      if (!seen) {
+        byKey.set(key, { ...c, paths: new Set(c.paths), channels: { ...c.channels } });
+        continue;
+      }
+      for (const p of c.paths) seen.paths.add(p);
+      for (const [k, v] of Object.entries(c.channels)) seen.channels[k] = Math.max(seen.channels[k] ?? -Infinity, v);
+      if (c.score > seen.score) {
+        const { paths, channels } = seen;
+        Object.assign(seen, c, { paths, channels });
+      }
+    }
+  }
+  return [...byKey.values()];
+}

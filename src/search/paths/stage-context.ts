@@ -1,0 +1,50 @@
+import type { BoostContext } from '../../model/boost-context.js';
+import type { BucketLimits } from '../../model/bucket-limits.js';
+import type { ParsedGoal } from '../../model/parsed-goal.js';
+import type { Scope } from '../../model/scope.js';
+import type { LexicalWeights } from '../../recall/lexical-weights.js';
+import type { RecallProfileSpec } from '../../recall/recall-profile.js';
+import type { MemoryStore } from '../../store/memory-store.js';
+import type { Reranker } from '../rank/reranker.js';
+import type { WebPath } from './internet-path.js';
+import type { PathSpec } from './search-paths.js';
+
+/** What every retrieval stage of one search shares, fixed once the search is planned. */
+export interface StageContext {
+  store: MemoryStore;
+  /** Embedding model of the query vectors (the dense channel reads only vectors of it). */
+  model: string;
+  /** The search's scope; each collection narrows it. */
+  scope: Scope;
+  /** Collections the caller may read (`null`: the search named none). */
+  collections: ReadonlyArray<string | null>;
+  paths: readonly PathSpec[];
+  /** The internet path when this search adds web results (run once, with the first collection). */
+  web: WebPath | null;
+  topK: number;
+  limits: BucketLimits;
+  profile: RecallProfileSpec;
+  weights: LexicalWeights;
+  reranker: Reranker;
+  fulltext: boolean;
+  priority?: Partial<Omit<Scope, 'tenant'>> | undefined;
+  boost?: BoostContext | undefined;
+  /** Run the paths one after another instead of in parallel. */
+  sequential: boolean;
+  signal?: AbortSignal | undefined;
+  now: () => number;
+  /** Milliseconds per path, summed over collections and stages; written by every stage. */
+  pathTimings: Record<string, number>;
+  /** Milliseconds per channel, summed over paths, collections and stages. */
+  channelTimings: Record<string, number>;
+  /** Failures degraded so far (path, channel, provider); written by every stage. */
+  degraded: Record<string, string>;
+}
+
+/** The query of one stage: the plan's for the first, one deep-search phrase for each later one. */
+export interface StageQuery {
+  goal: ParsedGoal;
+  queryTexts: string[];
+  queryVectors: Float32Array[];
+  keywordTerms: string[];
+}
