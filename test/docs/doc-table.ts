@@ -1,18 +1,22 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 /*
  * How test/docs handles every code block of README.md, PACKAGE-README.md and docs/, and every
  * line of their shell blocks. A block or line missing here fails the test, so a new snippet is
  * either run, type-checked, compared, or marked not runnable with the reason.
  */
 
-/** Markdown files whose code blocks are checked. */
-export const DOC_FILES = [
-  'README.md',
-  'PACKAGE-README.md',
-  'CHANGELOG.md',
-  'docs/inject.md',
-  'docs/server.md',
-  'docs/inspector.md',
-];
+/** Markdown files whose code blocks are checked: the READMEs, the changelog and every page of docs/. */
+export function docFiles(root: string): string[] {
+  const pages = readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+  return [
+    'README.md',
+    'PACKAGE-README.md',
+    'CHANGELOG.md',
+    ...pages.sort().map((f) => `docs/${f.split('\\').join('/')}`),
+  ];
+}
 
 /** Text replaced before running (a fixed port the test must not take, a server the test starts). */
 export type Replacements = ReadonlyArray<readonly [string, string]>;

@@ -22,12 +22,12 @@ import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { describeRun, run, type Run } from '../package/packed-project.js';
 import { codeBlocks, type CodeBlock } from './code-blocks.js';
 import { startDocServices } from './doc-services.js';
-import { BLOCKS, DOC_FILES, PG_URL, SHELL_LINES, type LineHandling, type Replacements } from './doc-table.js';
+import { BLOCKS, docFiles, PG_URL, SHELL_LINES, type LineHandling, type Replacements } from './doc-table.js';
 
 const REPO = process.cwd();
 const TSX_LOADER = pathToFileURL(join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const CLI = join(REPO, 'src', 'cli', 'bin.ts');
-const blocks = DOC_FILES.flatMap((file) => codeBlocks(REPO, file));
+const blocks = docFiles(REPO).flatMap((file) => codeBlocks(REPO, file));
 const keyOf = (block: CodeBlock): string => `${block.file}#${block.index}`;
 const fileNameOf = (block: CodeBlock): string => keyOf(block).replace(/[^\w]+/g, '-');
 /** The commands of a shell block: comment lines dropped, trailing comments cut. */

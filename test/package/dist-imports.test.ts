@@ -41,6 +41,8 @@ write(
     "import peerStatic from 'peer';",
     "const NAME = 'peer';",
     'const lazy = () => import(`${NAME}/x.js`);',
+    "const OTHER = 'also-undeclared';",
+    'const byName = () => import(OTHER);',
     'const computed = (m) => import(m);',
     "const req = require.resolve('@scope/thing/package.json');",
   ].join('\n'),
@@ -95,6 +97,12 @@ describe('checkDistImports', () => {
       },
       {
         file: 'dist/index.js',
+        specifier: 'also-undeclared',
+        kind: 'dynamic',
+        reason: 'also-undeclared is not in dependencies or peerDependencies',
+      },
+      {
+        file: 'dist/index.js',
         specifier: '<dynamic>',
         kind: 'dynamic',
         reason: 'a computed module specifier: it cannot be checked',
@@ -118,6 +126,7 @@ describe('checkDistImports', () => {
       'peer',
       './gone.js',
       'peer',
+      'also-undeclared',
       '@scope/thing/package.json',
     ]);
   });

@@ -41,7 +41,7 @@ function filesUnder(root: string, dir: string): string[] {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)).split('\\').join('/'));
 }
 
-/** String constants of a file (`const NAME = '…'`), to read `${NAME}/x` specifiers. */
+/** String constants of a file (`const NAME = '…'`), to read `import(NAME)` and `${NAME}/x` specifiers. */
 function stringConstants(source: ts.SourceFile): Map<string, string> {
   const constants = new Map<string, string>();
   const visit = (node: ts.Node): void => {
@@ -63,6 +63,7 @@ function stringConstants(source: ts.SourceFile): Map<string, string> {
 /** The text of a specifier expression, or null when it is not a constant. */
 function constantText(node: ts.Expression, constants: Map<string, string>): string | null {
   if (ts.isStringLiteralLike(node)) return node.text;
+  if (ts.isIdentifier(node)) return constants.get(node.text) ?? null;
   if (ts.isTemplateExpression(node)) {
     let text = node.head.text;
     for (const span of node.templateSpans) {
