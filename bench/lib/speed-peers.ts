@@ -24,7 +24,7 @@ export interface SpeedSystem {
 /**
  * The reference project's design: every vector blob is read back from SQLite on each query,
  * cosine computed in JS, a pool of max(k·10, 50) kept, BM25 on the pool fused with the cosine
- * (seed-000 fusion), top k.
+ * (the reference fusion), top k.
  */
 export function openReferenceSqlite(corpus: SyntheticCorpus): SpeedSystem {
   const dir = mkdtempSync(join(tmpdir(), 'engram-speed-ref-'));

@@ -17,7 +17,7 @@ export interface RecallProfileSpec {
   lexicalPoolSize(densePool: number): number;
 }
 
-/** The reference recall (seed 000), reproduced exactly: ASCII tokenizer, dense pool only. */
+/** The reference recall, reproduced exactly: ASCII tokenizer, dense pool only. */
 export const SEED_PROFILE: RecallProfileSpec = {
   name: 'seed',
   tokenize: referenceTokenize,
