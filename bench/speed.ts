@@ -19,14 +19,12 @@ import { performance } from 'node:perf_hooks';
 import type { RecallProfile, RecallResult } from '../src/model/api.js';
 import { Engram } from '../src/engram.js';
 import { readLocomoFile } from '../src/import/locomo.js';
-import { DEFAULT_LEXICAL_WEIGHTS } from '../src/recall/lexical-weights.js';
-import { fuseLinear } from '../src/recall/linear-fusion.js';
+import { candidatePoolSize } from '../src/recall/candidate-pool.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
-import { DEFAULT_BM25 } from '../src/text/bm25.js';
-import { referenceTokenize } from '../src/text/tokenizer.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { lookupEmbedder, openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
 import { exactTopK } from './lib/exact-scan.js';
+import { referenceRank } from './lib/reference-recall.js';
 import { openPeerInWorker, type PeerKind, type WorkerPeer } from './lib/peer-worker.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './lib/synthetic-corpus.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
@@ -335,7 +333,7 @@ async function main(): Promise<void> {
     // Exactness: store dense top-10 vs exact scan; facade seed top-10 vs an exact seed pipeline.
     let denseExact = 0;
     let seedExact = 0;
-    const pool = Math.max(K, Math.min(size, Math.max(K * 10, 50)));
+    const pool = candidatePoolSize(K, size, true);
     for (const [qi, q] of queries.entries()) {
       const exact = exactTopK(corpus.matrix, corpus.dim, q.vector, pool);
       const dense = await store.denseSearch({ filter: { scope: SCOPE }, vector: q.vector, model: raw.model, limit: K });
@@ -347,15 +345,11 @@ async function main(): Promise<void> {
         )
       )
         denseExact += 1;
-      const fused = fuseLinear(
-        referenceTokenize(q.text),
-        exact.map((e) => ({ text: corpus.texts[e.index] as string, cosine: e.score })),
-        { weights: DEFAULT_LEXICAL_WEIGHTS, tokenize: referenceTokenize, bm25: DEFAULT_BM25 },
+      const seedExactTop = referenceRank(
+        q.text,
+        exact.map((e) => ({ id: `m${e.index}`, text: corpus.texts[e.index] as string, cosine: e.score })),
+        K,
       );
-      const seedExactTop = exact
-        .map((e, i) => ({ id: `m${e.index}`, score: fused.fused[i] as number, cosine: e.score }))
-        .sort((a, b) => b.score - a.score || b.cosine - a.cosine)
-        .slice(0, K);
       if (sameTop(seedTop[qi] ?? [], seedExactTop)) seedExact += 1;
     }
     await engram.close();
