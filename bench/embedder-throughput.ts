@@ -11,6 +11,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createLocalEmbedder } from '../src/embed/local/local-embedder.js';
 import { cosine } from '../src/vector/cosine.js';
+import { defaultLocomoData } from './lib/locomo-questions.js';
 
 interface ReferenceModel {
   embed(input: string[]): Promise<number[][]>;
@@ -30,7 +31,7 @@ const { values } = parseArgs({
   options: {
     n: { type: 'string', default: '512' },
     batch: { type: 'string', default: '128' },
-    data: { type: 'string', default: new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname },
+    data: { type: 'string', default: defaultLocomoData() },
     json: { type: 'boolean', default: false },
   },
 });

@@ -9,7 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
-import { readLocomoFile, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from '../src/import/locomo.js';
+import { defaultLocomoData, readLocomoBench, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from './lib/locomo-questions.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { evalQuestions, ScoreBoard, scoreCut, type EvalQuestion } from './lib/locomo-eval.js';
 import { fmt, markdownTable } from './lib/stats.js';
@@ -17,7 +17,7 @@ import { openBenchEmbedder, BENCH_EMBEDDING_CACHE } from './lib/bench-embedder.j
 import { baselineRankers, type Ranker, type RankerFactory } from './lib/quality-rankers.js';
 import { facadeRankers } from './lib/facade-rankers.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 const ALL_METHODS = ['bm25', 'dense', 'rrf', 'seed', 'engram'] as const;
 
 interface MethodResult {
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
   const t0 = performance.now();
-  const conversations = await readLocomoFile(data);
+  const conversations = await readLocomoBench(data);
   const questions = new Map<string, EvalQuestion[]>(conversations.map((c) => [c.sampleId, evalQuestions(c)]));
   const nQuestions = [...questions.values()].reduce((n, qs) => n + qs.length, 0);
   const nTurns = conversations.reduce((n, c) => n + c.turns.length, 0);

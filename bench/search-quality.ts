@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { Engram } from '../src/engram.js';
-import { readLocomoFile, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from '../src/import/locomo.js';
+import { defaultLocomoData, readLocomoBench, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from './lib/locomo-questions.js';
 import type { Memory } from '../src/model/memory.js';
 import type { SearchOptions } from '../src/model/search-options.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
@@ -25,7 +25,7 @@ import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { evalQuestions, ScoreBoard, scoreCut, type EvalQuestion } from './lib/locomo-eval.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 const TENANT = 'bench';
 
 type Corpus = 'turns' | 'facts' | 'mixed';
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const ks = parseIntList(args.values.get('k') ?? '5,10,20', 'k').sort((a, b) => a - b);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
-  const conversations = await readLocomoFile(data);
+  const conversations = await readLocomoBench(data);
   const questions = new Map<string, EvalQuestion[]>(conversations.map((c) => [c.sampleId, evalQuestions(c)]));
   const nQuestions = [...questions.values()].reduce((n, qs) => n + qs.length, 0);
   const nFacts = conversations.reduce((n, c) => n + c.observations.length, 0);

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { RecallProfile, RecallResult } from '../src/model/api.js';
 import { Engram } from '../src/engram.js';
-import { readLocomoFile } from '../src/import/locomo.js';
+import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import { candidatePoolSize } from '../src/recall/candidate-pool.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
@@ -29,7 +29,7 @@ import { openPeerInWorker, type PeerKind, type WorkerPeer } from './lib/peer-wor
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './lib/synthetic-corpus.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 const SCOPE = { tenant: 'bench', user: 'speed' };
 const K = 10;
 /** Queries made only of common words: they must not make the lexical channel score most of the corpus. */
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
 
   // Base texts and query texts with real vectors (from the bench's embedding cache).
-  const conversations = await readLocomoFile(data);
+  const conversations = await readLocomoBench(data);
   const baseTexts = [...new Set(conversations.flatMap((c) => c.memories.map((m) => m.text)))];
   const questionTexts = [
     ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),

@@ -1,4 +1,4 @@
-import { goldTurnIds, type LocomoCategory, type LocomoConversation } from '../../src/import/locomo.js';
+import { goldTurnIds, type LocomoBenchConversation, type LocomoCategory } from './locomo-questions.js';
 
 /** A LoCoMo question that can be scored on turn retrieval. */
 export interface EvalQuestion {
@@ -15,7 +15,7 @@ export interface EvalQuestion {
  * Questions of categories 1–4 whose evidence names at least one real turn; gold = those turns.
  * (760 of the 999 questions of locomo-dev.json.)
  */
-export function evalQuestions(conv: LocomoConversation): EvalQuestion[] {
+export function evalQuestions(conv: LocomoBenchConversation): EvalQuestion[] {
   const ids = new Set(conv.turns.map((t) => t.diaId));
   const out: EvalQuestion[] = [];
   for (const q of conv.questions) {

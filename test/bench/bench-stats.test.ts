@@ -16,7 +16,12 @@ describe('percentile (nearest rank)', () => {
     expect(percentile(values, 0)).toBe(1);
     expect(percentile(values, 100)).toBe(6);
     expect(percentile([7, 8, 9], 50)).toBe(8);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99)).toBe(99);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        99,
+      ),
+    ).toBe(99);
     expect(percentile([], 50)).toBeNaN();
   });
   it('does not reorder its input', () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { evalQuestions, ScoreBoard, scoreCut, sessionOf } from '../../bench/lib/locomo-eval.js';
 import { exactTopK } from '../../bench/lib/exact-scan.js';
 import { buildCorpus, normalize } from '../../bench/lib/synthetic-corpus.js';
+import { questionsBySample } from '../../bench/lib/locomo-questions.js';
 import { parseLocomo } from '../../src/import/locomo.js';
 
 describe('scoreCut', () => {
@@ -31,7 +32,7 @@ describe('ScoreBoard', () => {
 
 describe('evalQuestions', () => {
   it('keeps categories 1–4 whose evidence names a real turn', () => {
-    const [conv] = parseLocomo([
+    const data = [
       {
         sample_id: 's',
         conversation: {
@@ -49,8 +50,9 @@ describe('evalQuestions', () => {
           { question: 'q4', answer: 'a', evidence: [], category: 2 },
         ],
       },
-    ]);
-    const qs = evalQuestions(conv!);
+    ];
+    const [conv] = parseLocomo(data);
+    const qs = evalQuestions({ ...conv!, questions: questionsBySample(data).get('s') ?? [] });
     expect(qs.map((q) => [q.question, q.gold])).toEqual([['q1', ['D1:1']]]);
   });
 });
