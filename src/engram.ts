@@ -15,10 +15,10 @@ import {
   validateVector,
   type InputLimits,
 } from './model/validate.js';
-import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-weights.js';
+import type { LexicalWeights } from './recall/lexical-weights.js';
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
-import { RECALL_PROFILES } from './recall/recall-profile.js';
+import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
 import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
@@ -304,7 +304,7 @@ export class Engram implements MemoryApi {
         details: { field: 'profile' },
       });
     }
-    const weights = resolveLexicalWeights({
+    const weights = profile.resolveWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
       env: this.options.env ?? process.env,
@@ -347,7 +347,7 @@ export class Engram implements MemoryApi {
       web: this.options.search?.web,
       canRead: this.options.search?.canRead,
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
+      weights: ENGRAM_PROFILE.resolveWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
       clock: this.clock,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
     });

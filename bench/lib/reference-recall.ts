@@ -1,5 +1,6 @@
 import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
 import { rankPool } from '../../src/recall/rank-pool.js';
+import { textDocument } from '../../src/recall/pool-document.js';
 import { newCandidate } from '../../src/recall/recall-candidate.js';
 import { SEED_PROFILE } from '../../src/recall/recall-profile.js';
 
@@ -24,7 +25,7 @@ export function referenceRank(
   const ranking = rankPool(
     SEED_PROFILE.tokenize(query),
     candidates,
-    pool.map((p) => SEED_PROFILE.tokenize(p.text)),
+    pool.map((p) => textDocument(SEED_PROFILE.tokenize(p.text))),
     { weights: DEFAULT_LEXICAL_WEIGHTS, profile: SEED_PROFILE },
     k,
   );

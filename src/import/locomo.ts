@@ -133,20 +133,24 @@ export function turnMemoryText(turn: Pick<LocomoTurn, 'speaker' | 'text' | 'imag
 
 /**
  * The memory for one turn: text from {@link turnMemoryText}, `key` = dia_id, a `chat` source
- * carrying the speaker and the original words, `statedAt` = the session date, and metadata
- * `{sampleId, diaId, session, speaker}` (+ `imageCaption`, `imageUrls` when present).
+ * carrying the speaker and the original words, `statedAt` = the session date, `background` = the
+ * memory text of the turn before it in the same session (what a reply answers; omitted for a
+ * session's first turn), and metadata `{sampleId, diaId, session, speaker}` (+ `imageCaption`,
+ * `imageUrls` when present).
  */
-export function turnToMemory(sampleId: string, turn: LocomoTurn): MemoryInput {
+export function turnToMemory(sampleId: string, turn: LocomoTurn, previous?: LocomoTurn): MemoryInput {
   const metadata: JsonObject = { sampleId, diaId: turn.diaId, session: turn.session, speaker: turn.speaker };
   if (turn.imageCaption !== null) metadata['imageCaption'] = turn.imageCaption;
   if (turn.imageUrls.length > 0) metadata['imageUrls'] = [...turn.imageUrls];
-  return {
+  const memory: MemoryInput = {
     text: turnMemoryText(turn),
     key: turn.diaId,
     sources: [{ type: 'chat', id: turn.diaId, role: turn.speaker, content: turn.text }],
     metadata,
     statedAt: turn.statedAt,
   };
+  if (previous !== undefined && previous.session === turn.session) memory.background = turnMemoryText(previous);
+  return memory;
 }
 
 /** Options of {@link parseLocomo}. */
@@ -282,7 +286,7 @@ function parseSample(sample: Obj, sampleId: string, path: string): LocomoConvers
     speakerB,
     sessions,
     turns,
-    memories: turns.map((turn) => turnToMemory(sampleId, turn)),
+    memories: turns.map((turn, i) => turnToMemory(sampleId, turn, turns[i - 1])),
     observations: parseObservations(sample['observation'], at(path, 'observation'), sampleId, byId, sessions),
   };
 }

@@ -1,4 +1,5 @@
 import type { Channel, Hit } from '../model/hit.js';
+import type { Memory } from '../model/memory.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { RecallCandidate } from './recall-candidate.js';
 
@@ -10,15 +11,15 @@ import type { RecallCandidate } from './recall-candidate.js';
 export async function explainHits(
   store: MemoryStore,
   tenant: string,
-  ranking: { ranked: readonly RecallCandidate[]; denseWeight: number; lexicalWeight: number },
+  ranking: { ranked: readonly RecallCandidate[]; denseWeight: number; lexicalWeight: number; speakerWeight: number },
   threshold: number,
+  /** Rows already read while ranking; only the others are fetched. */
+  known: ReadonlyMap<string, Memory> = new Map(),
 ): Promise<{ hits: Hit[]; cut: Hit[] }> {
-  const { denseWeight, lexicalWeight } = ranking;
-  const fetched = await store.get(
-    tenant,
-    ranking.ranked.map((c) => c.id),
-  );
-  const memoryById = new Map(fetched.map((m) => [m.id, m]));
+  const { denseWeight, lexicalWeight, speakerWeight } = ranking;
+  const missing = ranking.ranked.filter((c) => !known.has(c.id)).map((c) => c.id);
+  const fetched = missing.length > 0 ? await store.get(tenant, missing) : [];
+  const memoryById = new Map([...known, ...fetched.map((m) => [m.id, m] as const)]);
   const hits: Hit[] = [];
   const cut: Hit[] = [];
   for (const c of ranking.ranked) {
@@ -40,6 +41,8 @@ export async function explainHits(
         fused: c.fused,
         denseRank: c.denseRank,
         lexicalRank: c.lexicalRank,
+        // The spread fusion's third signal: whether the query names who said the memory.
+        ...(speakerWeight > 0 ? { extra: { speaker: c.speaker, speakerWeight } } : {}),
       },
     };
     (c.fused >= threshold ? hits : cut).push(hit);

@@ -12,6 +12,8 @@ export interface RecallCandidate {
   /** Normalised pool BM25, raw BM25 and the fused score: written by the ranking. */
   bm25: number;
   bm25Raw: number;
+  /** 1 when the query names the memory's speaker (spread fusion only). */
+  speaker: number;
   fused: number;
 }
 
@@ -23,7 +25,7 @@ export function newCandidate(
   denseRank: number | undefined,
   lexicalRank: number | undefined,
 ): RecallCandidate {
-  return { id, cosine, denseRank, lexicalRank, updatedAt, bm25: 0, bm25Raw: 0, fused: cosine };
+  return { id, cosine, denseRank, lexicalRank, updatedAt, bm25: 0, bm25Raw: 0, speaker: 0, fused: cosine };
 }
 
 /** Best first: fused score, then cosine, then id — a total order, so ties are deterministic. */

@@ -1,4 +1,5 @@
 import type { RecallResult } from '../model/api.js';
+import type { Memory } from '../model/memory.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { MemoryFilter } from '../model/memory-filter.js';
 import { candidatePoolSize } from './candidate-pool.js';
@@ -7,7 +8,8 @@ import type { LexicalWeights } from './lexical-weights.js';
 import { rankPool } from './rank-pool.js';
 import type { RecallCandidate } from './recall-candidate.js';
 import { runRecallChannels } from './recall-channels.js';
-import { candidateTokens, mergeChannels, scoreLexicalOnly } from './recall-pool.js';
+import type { PoolDocument } from './pool-document.js';
+import { candidateDocuments, mergeChannels, scoreLexicalOnly } from './recall-pool.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
 
@@ -35,7 +37,8 @@ export interface RecallDeps {
 /**
  * The recall read path, in its steps: (the caller embeds the query) → the dense pool and the
  * corpus lexical channel, concurrently → one candidate pool, cosines for lexical-only candidates,
- * tokens from the cache or the store → rank the pool (the profile's fusion, partial top-N) →
+ * documents (tokens, context, speakers) from the cache or the store → rank the pool (the profile's
+ * fusion, partial top-N) →
  * threshold and explain. The reference recall is this with the `seed` profile (no lexical
  * channel). Read-only: usage is recorded by the caller.
  */
@@ -69,22 +72,18 @@ export async function runRecall(
   const rankStart = now();
   const { byId, lexicalOnly } = mergeChannels(channels);
   await scoreLexicalOnly(store, request, byId, lexicalOnly);
-  const tokensOf = await candidateTokens(
-    deps,
-    { name: profile.name, tokenize: profile.tokenize },
-    filter.scope.tenant,
-    byId,
-  );
+  const rowsRead = new Map<string, Memory>();
+  const documentOf = await candidateDocuments(deps, profile, filter.scope.tenant, byId, rowsRead);
   const pool: RecallCandidate[] = [];
-  const poolTokens: Array<readonly string[]> = [];
+  const documents: PoolDocument[] = [];
   for (const c of byId.values()) {
-    const t = tokensOf.get(c.id);
-    if (t === undefined) continue;
+    const d = documentOf.get(c.id);
+    if (d === undefined) continue;
     pool.push(c);
-    poolTokens.push(t);
+    documents.push(d);
   }
-  const ranking = rankPool(hasText ? tokens : [], pool, poolTokens, request, limit);
-  const { hits, cut } = await explainHits(store, filter.scope.tenant, ranking, request.threshold);
+  const ranking = rankPool(hasText ? tokens : [], pool, documents, request, limit);
+  const { hits, cut } = await explainHits(store, filter.scope.tenant, ranking, request.threshold, rowsRead);
   const end = now();
   return {
     hits,

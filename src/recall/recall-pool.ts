@@ -2,8 +2,10 @@ import type { MemoryFilter } from '../model/memory-filter.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { ChannelRows } from './recall-channels.js';
 import { newCandidate, type RecallCandidate } from './recall-candidate.js';
+import type { Memory } from '../model/memory.js';
+import { poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
-import type { Tokenizer } from '../text/tokenizer.js';
 
 /** The candidate pool: each candidate once, with the channels that found it. */
 export function mergeChannels(channels: ChannelRows): {
@@ -53,37 +55,45 @@ export async function scoreLexicalOnly(
 }
 
 /**
- * Tokens of every candidate. Those the token cache knows (by id and last update, when the store
- * reports it) are reused; texts are read for the rest only. A candidate whose text could not be
- * read (deleted meanwhile) has no entry.
+ * The pool document of every candidate (its tokens, and for a profile that reads context its
+ * context and speakers). Documents the cache knows (by id and last update, when the store reports
+ * it) are reused; the rest are read — texts only when the profile needs nothing else, whole rows
+ * otherwise — and remembered. A candidate that could not be read (deleted meanwhile) has no entry.
  */
-export async function candidateTokens(
+export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
-  tokenizer: { name: string; tokenize: Tokenizer },
+  profile: Pick<RecallProfileSpec, 'name' | 'tokenize' | 'fusion'>,
   tenant: string,
   byId: ReadonlyMap<string, RecallCandidate>,
-): Promise<Map<string, readonly string[]>> {
+  /** Whole rows read on the way, by id (the hits need no second read). */
+  rowsRead?: Map<string, Memory>,
+): Promise<Map<string, PoolDocument>> {
   const { store } = deps;
-  const cache = deps.tokenCache?.view(tokenizer.name, tenant);
-  const tokensOf = new Map<string, readonly string[]>();
+  const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
+  const documents = new Map<string, PoolDocument>();
   const unknown: string[] = [];
   for (const c of byId.values()) {
     const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
-    if (cached) tokensOf.set(c.id, cached);
+    if (cached) documents.set(c.id, cached);
     else unknown.push(c.id);
   }
-  if (unknown.length === 0) return tokensOf;
-  const texts = store.getTexts
-    ? await store.getTexts(tenant, unknown)
-    : (await store.get(tenant, unknown)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
-  for (const t of texts) {
-    const entry = byId.get(t.id);
-    if (!entry) continue;
-    entry.updatedAt = t.updatedAt;
-    tokensOf.set(
-      t.id,
-      cache ? cache.tokens(tokenizer.tokenize, t.id, t.updatedAt, t.text) : tokenizer.tokenize(t.text),
-    );
+  if (unknown.length === 0) return documents;
+  const remember = (id: string, updatedAt: string, make: () => PoolDocument): void => {
+    const entry = byId.get(id);
+    if (!entry) return;
+    entry.updatedAt = updatedAt;
+    documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
+  };
+  if (profile.fusion === 'spread' || !store.getTexts) {
+    const rows = await store.get(tenant, unknown);
+    for (const m of rows) {
+      rowsRead?.set(m.id, m);
+      remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
+    }
+  } else {
+    for (const t of await store.getTexts(tenant, unknown)) {
+      remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
+    }
   }
-  return tokensOf;
+  return documents;
 }

@@ -2,7 +2,8 @@ import type { Memory } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { candidatePoolSize } from '../recall/candidate-pool.js';
 import type { LexicalWeights } from '../recall/lexical-weights.js';
-import { fuseLinear } from '../recall/linear-fusion.js';
+import { poolDocumentOf } from '../recall/pool-document.js';
+import { scorePool } from '../recall/rank-pool.js';
 import type { RecallProfileSpec } from '../recall/recall-profile.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import { cosine } from '../vector/cosine.js';
@@ -56,7 +57,7 @@ function maxCosine(vector: Float32Array, queries: readonly Float32Array[]): numb
 }
 
 /**
- * Ranks a path's candidates the way the core recall does — `fuseLinear` (pool BM25 fused with
+ * Ranks a path's candidates the way the core recall does — `scorePool`, the profile's fusion (with
  * the best cosine over the query vectors) — then over-fetches `2·topK` by fused score, hands them
  * to the reranker for its `topK`, and applies boosts.
  */
@@ -67,10 +68,10 @@ export async function rankCandidates(
   k: number,
 ): Promise<SearchCandidate[]> {
   const tokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
-  const fusion = fuseLinear(
+  const fusion = scorePool(
     tokens,
-    found.map((f) => ({ text: f.memory.text, cosine: f.cosine })),
-    { weights: inputs.weights, tokenize: inputs.profile.tokenize, bm25: inputs.profile.bm25 },
+    found.map((f) => ({ ...poolDocumentOf(f.memory, inputs.profile), cosine: f.cosine })),
+    { weights: inputs.weights, profile: inputs.profile },
   );
   const all: SearchCandidate[] = found.map((f, i) => ({
     memory: f.memory,
