@@ -2,7 +2,7 @@
  * Retrieval quality on a LoCoMo-format file (default: ../shared/data/locomo-dev.json), through
  * the evaluation library `engram eval` uses (src/eval).
  *
- *   npx tsx bench/quality.ts [--data FILE] [--json] [--k 5,10,20] [--methods bm25,dense,rrf,seed,engram]
+ *   npx tsx bench/quality.ts [--data FILE] [--json] [--k 5,10,20] [--methods bm25,bm25-stemmed,dense,rrf,seed,engram]
  *
  * One memory per turn, each conversation in its own scope (user = sample_id). Questions of
  * categories 1–4 whose evidence names real turns. Turn-level evidence recall@k / hit@k and
@@ -22,7 +22,7 @@ import { defaultLocomoData, LOCOMO_CATEGORY_NAMES, readLocomoBench } from './lib
 import { baselineRankers } from './lib/quality-rankers.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const ALL_METHODS = ['bm25', 'dense', 'rrf', 'seed', 'engram'] as const;
+const ALL_METHODS = ['bm25', 'bm25-stemmed', 'dense', 'rrf', 'seed', 'engram'] as const;
 const CATEGORIES = [1, 2, 3, 4].map((c) => LOCOMO_CATEGORY_NAMES[c as 1 | 2 | 3 | 4]);
 
 function parseMethods(text: string): string[] {

@@ -2,7 +2,7 @@ import type { Embedder } from '../../src/embed/embedder.js';
 import type { EvalRanker, RankedMemory } from '../../src/eval/eval-ranker.js';
 import type { LocomoConversation } from '../../src/import/locomo.js';
 import { bm25Scores } from '../../src/text/bm25.js';
-import { referenceTokenize } from '../../src/text/tokenizer.js';
+import { referenceTokenize, stemmedTokenize } from '../../src/text/tokenizer.js';
 import { cosine } from '../../src/vector/cosine.js';
 
 /** Indices of `scores` sorted best first (ties: lower index first), keeping only scores > `floor`. */
@@ -16,19 +16,21 @@ interface ConvIndex {
   ids: string[];
   texts: string[];
   tokens: string[][];
+  stemmed: string[][];
   vectors: Float32Array[];
 }
 
 /**
  * Reference rankers for the baseline rows only (the seed and engram rows come from the facade):
- * BM25 over the whole conversation with the reference tokenizer (as in BASELINES.md),
+ * BM25 over the whole conversation with the reference tokenizer (as in BASELINES.md), the same
+ * with Porter stemming (Engram's scoring tokenizer, no vectors),
  * exact cosine over every turn, and RRF(dense, BM25) with k = 60. A case's scope user names its
  * conversation; the memories' keys are the turns' dia_ids.
  */
 export function baselineRankers(
   embedder: Embedder,
   conversations: readonly LocomoConversation[],
-): Record<'bm25' | 'dense' | 'rrf', EvalRanker> {
+): Record<'bm25' | 'bm25-stemmed' | 'dense' | 'rrf', EvalRanker> {
   const indexes = new Map<string, Promise<ConvIndex>>();
   const index = (user: string | undefined): Promise<ConvIndex> => {
     const conv = conversations.find((c) => c.sampleId === user);
@@ -40,6 +42,7 @@ export function baselineRankers(
         ids: conv.turns.map((t) => t.diaId),
         texts,
         tokens: texts.map((t) => referenceTokenize(t)),
+        stemmed: texts.map((t) => stemmedTokenize(t)),
         vectors,
       }));
       indexes.set(conv.sampleId, ix);
@@ -67,6 +70,13 @@ export function baselineRankers(
       async rank(query, scope, k) {
         const ix = await index(scope.user);
         return ranked(ix, bm25Scored(ix, query), k, 0);
+      },
+    },
+    'bm25-stemmed': {
+      name: 'BM25 only, whole conversation, Porter-stemmed (no vectors)',
+      async rank(query, scope, k) {
+        const ix = await index(scope.user);
+        return ranked(ix, bm25Scores(stemmedTokenize(query), ix.stemmed).raw, k, 0);
       },
     },
     dense: {
