@@ -59,14 +59,10 @@ export class TokenCache {
       if (this.count > this.maxEntries) this.evict();
       return value;
     };
-    return {
-      peek,
-      get,
-      tokens: (tokenize, id, updatedAt, text) =>
-        (get as unknown as (id: string, u: string, make: () => string[]) => string[])(id, updatedAt, () =>
-          tokenize(text),
-        ),
-    };
+    // `tokens` is `get` for a view that holds token lists (the default `T`).
+    const tokens = (tokenize: Tokenizer, id: string, updatedAt: string, text: string): string[] =>
+      get(id, updatedAt, () => tokenize(text) as T) as string[];
+    return { peek, get, tokens };
   }
 
   /** Cached memories. */

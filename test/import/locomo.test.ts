@@ -71,6 +71,9 @@ describe('parseLocomo on a fixture', () => {
       statedAt: '2023-05-08T13:56:00.000Z',
     });
     expect(conv?.memories[1]?.text).toBe('Bo: Look at this! (shares a photo: a photo of a red kite)');
+    // A reply carries the turn it answers as its background; a session's first turn has none.
+    expect(conv?.memories[1]?.background).toBe('Ana: Hi Bo! I adopted a cat.');
+    expect(conv?.memories[2]?.background).toBeUndefined();
     expect(conv?.memories[1]?.sources?.[0]?.content).toBe('Look at this!');
     expect(conv?.memories[2]?.statedAt).toBe('2023-09-13T00:09:00.000Z');
   });
