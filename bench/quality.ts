@@ -80,6 +80,18 @@ function markdown(reports: EvalReport[], methods: string[], header: string): str
   return out.join('\n');
 }
 
+function asJson(info: Record<string, unknown>, reports: readonly EvalReport[], methods: readonly string[]): string {
+  const methodsOut = reports.map((r, i) => ({
+    method: methods[i],
+    description: r.ranker,
+    msPerQuery: r.msPerQuery,
+    overall: r.overall,
+    byCategory: r.byCategory,
+    byConversation: Object.fromEntries(bySample(r)),
+  }));
+  return `${JSON.stringify({ ...info, methods: methodsOut }, null, 2)}\n`;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods'], ['json']);
   const data = args.values.get('data') ?? defaultLocomoData();
@@ -134,15 +146,7 @@ async function main(): Promise<void> {
   }
   const seconds = (performance.now() - t0) / 1000;
   if (args.flags.has('json')) {
-    const methodsOut = reports.map((r, i) => ({
-      method: methods[i],
-      description: r.ranker,
-      msPerQuery: r.msPerQuery,
-      overall: r.overall,
-      byCategory: r.byCategory,
-      byConversation: Object.fromEntries(bySample(r)),
-    }));
-    const json = {
+    const info = {
       data,
       conversations: conversations.length,
       turns: nTurns,
@@ -152,9 +156,8 @@ async function main(): Promise<void> {
       embedder: embedder.model,
       embedSeconds,
       seconds,
-      methods: methodsOut,
     };
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(asJson(info, reports, methods));
     return;
   }
   const header =

@@ -20,6 +20,7 @@ import {
   defaultLocomoData,
   readLocomoBench,
   LOCOMO_CATEGORY_NAMES,
+  type LocomoBenchConversation,
   type LocomoCategory,
 } from './lib/locomo-questions.js';
 import type { EvalRanker } from '../src/eval/eval-ranker.js';
@@ -124,6 +125,68 @@ const METHODS: Method[] = [
   searchMethod('search-fast-mixed', 'mixed', 'fast search over turns and facts in one scope', {}),
 ];
 
+/** Each conversation three times: its turns, its observation facts, and both in one scope. */
+async function load(engram: Engram, conversations: readonly LocomoBenchConversation[]): Promise<void> {
+  for (const conv of conversations) {
+    const turns = conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const }));
+    await engram.addMany(turns, { scope: { tenant: LOCOMO_TENANT, user: conv.sampleId } });
+    if (conv.observations.length > 0) {
+      await engram.addMany(conv.observations, { scope: { tenant: LOCOMO_TENANT, user: `${conv.sampleId}:facts` } });
+    }
+    await engram.addMany([...turns, ...conv.observations], {
+      scope: { tenant: LOCOMO_TENANT, user: `${conv.sampleId}:mixed` },
+    });
+  }
+}
+
+function asJson(boards: ReadonlyMap<string, EvalReport>, ks: readonly number[]): string {
+  const out: Record<string, unknown> = {};
+  for (const [name, r] of boards) {
+    const byK = ks.map((k) => [
+      k,
+      {
+        n: r.overall.n,
+        recall: r.overall.recall[k],
+        hit: r.overall.hit[k],
+        sessionRecall: r.overall.extra['sessionRecall']?.[k],
+      },
+    ]);
+    out[name] = { msPerSearch: r.msPerQuery, ...Object.fromEntries(byK) };
+  }
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+function asMarkdown(
+  boards: ReadonlyMap<string, EvalReport>,
+  methods: readonly Method[],
+  ks: readonly number[],
+): string {
+  const header = ['method', ...ks.flatMap((k) => [`R@${k}`, `H@${k}`, `S@${k}`]), 'ms/search'];
+  const rows = methods.map((m) => {
+    const r = boards.get(m.name) as EvalReport;
+    const cells = ks.flatMap((k) => [
+      fmt(r.overall.recall[k]),
+      fmt(r.overall.hit[k]),
+      fmt(r.overall.extra['sessionRecall']?.[k]),
+    ]);
+    return [m.name, ...cells, fmt(r.msPerQuery, 1)];
+  });
+  const k = ks[Math.min(1, ks.length - 1)] as number;
+  const categories = ([1, 2, 3, 4] as LocomoCategory[]).map((c) => LOCOMO_CATEGORY_NAMES[c]);
+  const catRows = methods.map((m) => [
+    m.name,
+    ...categories.map((c) => fmt(boards.get(m.name)?.byCategory[c]?.recall[k])),
+  ]);
+  return [
+    markdownTable(header, rows),
+    '',
+    markdownTable(['method', ...categories.map((c) => `R@${k} ${c}`)], catRows),
+    '',
+    ...methods.map((m) => `- ${m.name}: ${m.description}`),
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods'], ['json']);
   const only = args.values
@@ -153,16 +216,7 @@ async function main(): Promise<void> {
   const store = createSqliteStore({ path: join(dir, 'q.db') });
   const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
   try {
-    for (const conv of conversations) {
-      await engram.addMany(
-        conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const })),
-        { scope: { tenant: LOCOMO_TENANT, user: conv.sampleId } },
-      );
-      if (conv.observations.length > 0)
-        await engram.addMany(conv.observations, { scope: { tenant: LOCOMO_TENANT, user: `${conv.sampleId}:facts` } });
-      const mixed = [...conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const })), ...conv.observations];
-      await engram.addMany(mixed, { scope: { tenant: LOCOMO_TENANT, user: `${conv.sampleId}:mixed` } });
-    }
+    await load(engram, conversations);
     const maxK = ks[ks.length - 1] as number;
     const boards = new Map<string, EvalReport>();
     for (const method of methods) {
@@ -175,50 +229,7 @@ async function main(): Promise<void> {
       boards.set(method.name, report);
       log(`${method.name}: done (${report.msPerQuery.toFixed(1)} ms/search)`);
     }
-    if (args.flags.has('json')) {
-      const out: Record<string, unknown> = {};
-      for (const [name, r] of boards) {
-        out[name] = {
-          msPerSearch: r.msPerQuery,
-          ...Object.fromEntries(
-            ks.map((k) => [
-              k,
-              {
-                n: r.overall.n,
-                recall: r.overall.recall[k],
-                hit: r.overall.hit[k],
-                sessionRecall: r.overall.extra['sessionRecall']?.[k],
-              },
-            ]),
-          ),
-        };
-      }
-      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-      return;
-    }
-    const header = ['method', ...ks.flatMap((k) => [`R@${k}`, `H@${k}`, `S@${k}`]), 'ms/search'];
-    const rows = methods.map((m) => {
-      const r = boards.get(m.name) as EvalReport;
-      return [
-        m.name,
-        ...ks.flatMap((k) => [
-          fmt(r.overall.recall[k]),
-          fmt(r.overall.hit[k]),
-          fmt(r.overall.extra['sessionRecall']?.[k]),
-        ]),
-        fmt(r.msPerQuery, 1),
-      ];
-    });
-    process.stdout.write(`${markdownTable(header, rows)}\n\n`);
-    const k = ks[Math.min(1, ks.length - 1)] as number;
-    const categories = ([1, 2, 3, 4] as LocomoCategory[]).map((c) => LOCOMO_CATEGORY_NAMES[c]);
-    const catHeader = ['method', ...categories.map((c) => `R@${k} ${c}`)];
-    const catRows = methods.map((m) => [
-      m.name,
-      ...categories.map((c) => fmt(boards.get(m.name)?.byCategory[c]?.recall[k])),
-    ]);
-    process.stdout.write(`${markdownTable(catHeader, catRows)}\n\n`);
-    for (const m of methods) process.stdout.write(`- ${m.name}: ${m.description}\n`);
+    process.stdout.write(args.flags.has('json') ? asJson(boards, ks) : asMarkdown(boards, methods, ks));
   } finally {
     await engram.close();
     await store.close();
