@@ -105,11 +105,14 @@ export function stemmedBm25(memories: (pc: PooledCase) => readonly Memory[]): Po
       (m) => tokensOf.get(m.id) ?? (tokensOf.set(m.id, stemmedTokenize(m.text)), tokensOf.get(m.id) as string[]),
     );
     const raw = bm25Scores(stemmedTokenize(pc.query), docs).raw;
-    return all
-      .map((m, i) => ({ m, s: raw[i] as number }))
-      .filter((x) => x.s > 0)
-      .sort((a, b) => b.s - a.s)
-      .slice(0, k)
-      .map((x) => x.m);
+    return (
+      all
+        .map((m, i) => ({ m, s: raw[i] as number }))
+        .filter((x) => x.s > 0)
+        // Ties by key (the dia_id), so runs over stores with fresh ids agree.
+        .sort((a, b) => b.s - a.s || ((a.m.key ?? a.m.id) < (b.m.key ?? b.m.id) ? -1 : 1))
+        .slice(0, k)
+        .map((x) => x.m)
+    );
   };
 }
