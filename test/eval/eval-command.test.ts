@@ -25,11 +25,15 @@ interface Run {
 }
 
 /** The real CLI in a child process, on a real SQLite file, with a real OpenAI-compatible embedder. */
-function engram(args: string[]): Promise<Run> {
+function engram(
+  args: string[],
+  store = join(dir, 'eval.db'),
+  embedder = store.endsWith('-b.db') ? 'http:model-b' : 'http:model-a',
+): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       TSX,
-      [BIN, '--store', join(dir, 'eval.db'), '--embedder', 'http:model-a', ...args],
+      [BIN, '--store', store, '--embedder', embedder, ...args],
       { env: { ...process.env, ENGRAM_EMBEDDER_BASE_URL: server.url }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -57,10 +61,13 @@ const CASES = [
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'engram-eval-'));
   const embedder = new HashedEmbedder({ dim: 32, model: 'model-a' });
+  const embedderB = new HashedEmbedder({ dim: 48, model: 'model-b' });
   server = await startLocalServer(async (request) => {
-    const body = request.body as { input: string[] };
-    const vectors = await embedder.embed(body.input);
-    return { json: { object: 'list', data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })) } };
+    const body = request.body as { model: string; input: string[] };
+    const vectors = await (body.model === 'model-b' ? embedderB : embedder).embed(body.input);
+    return {
+      json: { object: 'list', data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })) },
+    };
   });
   await writeFile(join(dir, 'memories.jsonl'), MEMORIES.map((m) => JSON.stringify(m)).join('\n'));
   await writeFile(join(dir, 'cases.jsonl'), CASES.map((c) => JSON.stringify(c)).join('\n'));
@@ -111,13 +118,49 @@ describe('engram eval', { timeout: 180_000 }, () => {
     expect(text.stdout).toMatch(/^MRR +\d\.\d{3} +\d\.\d{3} +[+−]\d\.\d{3}$/m);
     expect(text.stdout).toMatch(/Misses of recall \(profile seed\)/);
     expect(text.stdout).toMatch(/\[c-other-user\] "peanuts allergy"\n {4}expected peanuts \(not ranked\)/);
-    const json = await engram(['--user', 'u1', '--json', 'eval', join(dir, 'cases.jsonl'), '--with', 'mode=fast', '--vs', 'mode=fast,reranker=cosine-local']);
+    const json = await engram([
+      '--user',
+      'u1',
+      '--json',
+      'eval',
+      join(dir, 'cases.jsonl'),
+      '--with',
+      'mode=fast',
+      '--vs',
+      'mode=fast,reranker=cosine-local',
+    ]);
     expect(json.stderr).toBe('');
     const cmp = JSON.parse(json.stdout) as EvalComparison;
     expect(cmp.a.ranker).toBe('search fast');
     expect(cmp.b.ranker).toBe('search fast (reranker cosine-local)');
-    expect(cmp.recallDelta[10]).toBeCloseTo((cmp.b.overall.recall[10] as number) - (cmp.a.overall.recall[10] as number), 12);
+    expect(cmp.recallDelta[10]).toBeCloseTo(
+      (cmp.b.overall.recall[10] as number) - (cmp.a.overall.recall[10] as number),
+      12,
+    );
     expect(cmp.a.cases[0]?.hit[1]).toBe(1);
+  });
+
+  it('compares two embedders, each on a store embedded with it', async () => {
+    const other = join(dir, 'eval-b.db');
+    const imported = await engram(['--user', 'u1', 'import', join(dir, 'memories.jsonl')], other);
+    expect(imported.code).toBe(0);
+    const run = await engram([
+      '--user',
+      'u1',
+      '--json',
+      'eval',
+      join(dir, 'cases.jsonl'),
+      '--vs',
+      `embedder=http:model-b,store=${other}`,
+    ]);
+    expect(run.stderr).toBe('');
+    const cmp = JSON.parse(run.stdout) as EvalComparison;
+    expect(cmp.b.ranker).toBe(`recall (embedder http:model-b, store ${other})`);
+    expect(cmp.b.cases[0]?.hit[1]).toBe(1);
+    // The other embedder against the first store: its vectors are of another model, a clear error.
+    const mixed = await engram(['--user', 'u1', 'eval', join(dir, 'cases.jsonl'), '--vs', 'embedder=http:model-b']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/^error MODEL_MISMATCH/);
   });
 
   it('leaves the store as it was: no usage is recorded', async () => {
@@ -146,7 +189,9 @@ describe('engram eval', { timeout: 180_000 }, () => {
     expect(missing.stderr).toMatch(/^error INVALID_INPUT: cannot read cases file/);
     const setting = await engram(['--user', 'u1', 'eval', join(dir, 'cases.jsonl'), '--vs', 'profile=fancy']);
     expect(setting.code).toBe(2);
-    expect(setting.stderr).toMatch(/^error INVALID_INPUT: setting "profile=fancy": profile must be one of engram, seed/);
+    expect(setting.stderr).toMatch(
+      /^error INVALID_INPUT: setting "profile=fancy": profile must be one of engram, seed/,
+    );
     const k = await engram(['--user', 'u1', 'eval', join(dir, 'cases.jsonl'), '-k', '0']);
     expect(k.stderr).toMatch(/^error INVALID_INPUT: -k/);
   });
