@@ -15,10 +15,10 @@ import {
   validateVector,
   type InputLimits,
 } from './model/validate.js';
-import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-weights.js';
+import type { LexicalWeights } from './recall/lexical-weights.js';
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
-import { RECALL_PROFILES } from './recall/recall-profile.js';
+import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
 import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
@@ -237,7 +237,12 @@ export class Engram implements MemoryApi {
     }));
     await this.withRetry(() => this.store.insert(records));
     this.partitionModels.set(partitionKey(scope), embedding);
-    return this.withRetry(() => this.store.get(scope.tenant, records.map((r) => r.id)));
+    return this.withRetry(() =>
+      this.store.get(
+        scope.tenant,
+        records.map((r) => r.id),
+      ),
+    );
   }
 
   /** The memory with this id in the scope's tenant, or null. */
@@ -275,10 +280,16 @@ export class Engram implements MemoryApi {
 
   private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
     const scope = validateScope(request?.scope);
-    const check = <T extends string>(values: T[] | undefined, allowed: readonly string[], field: string): T[] | undefined => {
+    const check = <T extends string>(
+      values: T[] | undefined,
+      allowed: readonly string[],
+      field: string,
+    ): T[] | undefined => {
       if (values === undefined) return undefined;
       if (!Array.isArray(values) || values.some((v) => !allowed.includes(v))) {
-        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, { details: { field } });
+        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, {
+          details: { field },
+        });
       }
       return values;
     };
@@ -329,8 +340,9 @@ export class Engram implements MemoryApi {
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
     checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
-    if (!profile) throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
-    const weights = resolveLexicalWeights({
+    if (!profile)
+      throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
+    const weights = profile.resolveWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
       env: this.options.env ?? process.env,
@@ -353,7 +365,10 @@ export class Engram implements MemoryApi {
       ),
     );
     if (this.options.trackUsage !== false && result.hits.length > 0) {
-      this.recordUsage(filter.scope.tenant, result.hits.map((h) => h.memory.id));
+      this.recordUsage(
+        filter.scope.tenant,
+        result.hits.map((h) => h.memory.id),
+      );
     }
     return { query: text, ...result };
   }
@@ -373,7 +388,10 @@ export class Engram implements MemoryApi {
       web: this.options.search?.web,
       canRead: this.options.search?.canRead,
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
+      weights: ENGRAM_PROFILE.resolveWeights({
+        config: this.recallDefaults.lexicalWeights,
+        env: this.options.env ?? process.env,
+      }),
       clock: this.clock,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
     });
@@ -409,7 +427,9 @@ export class Engram implements MemoryApi {
    * Re-embeds every memory of the scope's (tenant, user) partition with `embedder` (default: this
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
-  async reembed(options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void }): Promise<number> {
+  async reembed(
+    options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+  ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
     const embedder = options.embedder ?? this.embedder;

@@ -24,9 +24,9 @@ export interface RecallOptions extends Scoped {
   profile?: RecallProfile | undefined;
   /** Restrict to these memory types. @default all types */
   types?: MemoryType[] | undefined;
-  /** Lexical weight for queries of more than 2 tokens, clamped to [0.05, 0.40]. @default 0.15 (env ENGRAM_RECALL_LEX_WEIGHT) */
+  /** Lexical weight (trust in the words) for queries of more than 2 tokens. Profile `engram`: clamped to [0.05, 0.95], @default 0.5; profile `seed`: clamped to [0.05, 0.40], @default 0.15. Env ENGRAM_RECALL_LEX_WEIGHT. */
   lexicalWeight?: number | undefined;
-  /** Lexical weight for queries of at most 2 tokens, clamped to [0.05, 0.40]. @default 0.30 (env ENGRAM_RECALL_LEX_WEIGHT_SHORT) */
+  /** Lexical weight for queries of at most 2 tokens. Profile `engram`: [0.05, 0.95], @default 0.5; profile `seed`: [0.05, 0.40], @default 0.30. Env ENGRAM_RECALL_LEX_WEIGHT_SHORT. */
   lexicalWeightShort?: number | undefined;
   /** Abort the recall. */
   signal?: AbortSignal | undefined;
