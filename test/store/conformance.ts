@@ -40,10 +40,17 @@ function tenant(label = 't'): string {
   return `${label}-${process.pid}-${Date.now().toString(36)}-${tenantCounter}`;
 }
 
-/** What a record should look like when read back (no vector, usage zero). */
+/** What a record should look like when read back (no vector, usage zero, the validity it was written with or its defaults). */
 function expected(record: MemoryRecord): Memory {
   const { vector: _vector, ...rest } = record;
-  return { ...rest, usage: { count: 0, lastUsedAt: null } };
+  return {
+    ...rest,
+    usage: { count: 0, lastUsedAt: null },
+    validFrom: new Date(record.validFrom ?? record.statedAt ?? record.createdAt).toISOString(),
+    validTo: record.validTo ?? null,
+    supersededBy: record.supersededBy ?? null,
+    version: record.version ?? 1,
+  };
 }
 
 /** The lexical tests run twice: over every row, and over the rows of one embedding space. */
