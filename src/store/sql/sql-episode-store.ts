@@ -14,7 +14,7 @@ import type { Scope } from '../../model/scope.js';
 import { MEMORY_SELECT, scopeFromColumns, type SelectedMemory } from '../memory-from-columns.js';
 import { assertIds, assertRecord, assertScope, assertTenant, assertVector } from '../record-validation.js';
 import { appendHistory, recordSnapshot, snapshotOf, writeEvent } from './history-rows.js';
-import { enqueueJobs, instantArgument, textArgument } from './job-rows.js';
+import { assertNewJobs, enqueueJobs, instantArgument, textArgument } from './job-rows.js';
 import { andThen, steps, wait, type Maybe, type Steps } from './maybe-async.js';
 import type { EpisodeDocument, StoredRecord } from './memory-columns.js';
 import type { SqlQueries } from './query-runner.js';
@@ -220,8 +220,12 @@ export class SqlEpisodeStore implements EpisodeStore {
     yield* wait(this.writeMerges(sql, plans, inserted, options.at));
     yield* wait(appendHistory(sql, dialect, events));
     const jobs = options.jobsFor?.(plans) ?? [];
-    for (const tenant of new Set(jobs.map((job) => job.scope.tenant))) {
+    const tenants = new Set(writes.map((w) => w.scope.tenant));
+    for (const tenant of new Set(jobs.map((job) => job?.scope?.tenant))) {
+      // An append never reaches past its own tenants.
+      if (!tenants.has(tenant)) throw new EngramError('INVALID_INPUT', `a job of tenant ${tenant} from an append to others`);
       const own = jobs.filter((job) => job.scope.tenant === tenant);
+      assertNewJobs(tenant, own);
       yield* wait(enqueueJobs(sql, dialect, tenant, own, options.at, newId));
     }
     return plans;

@@ -161,7 +161,8 @@ export class SqlWorkQueue implements WorkQueue {
         const out: FormationJob[] = [];
         for (const row of rows) {
           const p = dialect.params();
-          const where = `tenant = ${p.add(tenant)} AND id = ${p.add(row.id)}`;
+          // Placeholders are bound in the order they appear (SQLite's `?`): the key comes last.
+          const where = (): string => `tenant = ${p.add(tenant)} AND id = ${p.add(row.id)}`;
           if (row.state === 'running' && Number(row.attempts) >= Number(row.max_attempts)) {
             const error = {
               code: 'LEASE_EXPIRED',
@@ -173,7 +174,7 @@ export class SqlWorkQueue implements WorkQueue {
               sql.run(
                 `UPDATE ${dialect.jobsTable} SET state = 'dead', lease_owner = NULL, lease_until = NULL,
                  last_error = ${dialect.valueSql('json', p.add(dialect.encode('json', error)))}, updated_at = ${p.add(lease.now)},
-                 finished_at = ${p.add(lease.now)} WHERE ${where}`,
+                 finished_at = ${p.add(lease.now)} WHERE ${where()}`,
                 p.values,
               ),
             );
@@ -182,7 +183,7 @@ export class SqlWorkQueue implements WorkQueue {
           yield* wait(
             sql.run(
               `UPDATE ${dialect.jobsTable} SET state = 'running', attempts = attempts + 1, lease_owner = ${p.add(lease.owner)},
-               lease_until = ${p.add(lease.until)}, updated_at = ${p.add(lease.now)} WHERE ${where}`,
+               lease_until = ${p.add(lease.until)}, updated_at = ${p.add(lease.now)} WHERE ${where()}`,
               p.values,
             ),
           );
@@ -227,9 +228,9 @@ export class SqlWorkQueue implements WorkQueue {
       const { dialect } = this.engine;
       const at = instantArgument(error.at, 'error.at');
       const p = dialect.params();
-      const next =
-        decision.state === 'retrying' ? `${p.add(instantArgument(decision.nextRunAt, 'nextRunAt'))}` : 'next_run_at';
-      const sql = `UPDATE ${dialect.jobsTable} SET state = ${p.add(decision.state)}, next_run_at = ${next},
+      const next = (): string =>
+        decision.state === 'retrying' ? p.add(instantArgument(decision.nextRunAt, 'nextRunAt')) : 'next_run_at';
+      const sql = `UPDATE ${dialect.jobsTable} SET state = ${p.add(decision.state)}, next_run_at = ${next()},
         last_error = ${dialect.valueSql('json', p.add(dialect.encode('json', error)))}, lease_owner = NULL, lease_until = NULL,
         updated_at = ${p.add(at)}, finished_at = ${decision.state === 'dead' ? p.add(at) : 'NULL'}
         WHERE tenant = ${p.add(tenant)} AND id = ${p.add(id)} AND state = 'running' AND lease_owner = ${p.add(holder)}`;
