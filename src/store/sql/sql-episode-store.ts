@@ -223,7 +223,8 @@ export class SqlEpisodeStore implements EpisodeStore {
     const tenants = new Set(writes.map((w) => w.scope.tenant));
     for (const tenant of new Set(jobs.map((job) => job?.scope?.tenant))) {
       // An append never reaches past its own tenants.
-      if (!tenants.has(tenant)) throw new EngramError('INVALID_INPUT', `a job of tenant ${tenant} from an append to others`);
+      if (!tenants.has(tenant))
+        throw new EngramError('INVALID_INPUT', `a job of tenant ${tenant} from an append to others`);
       const own = jobs.filter((job) => job.scope.tenant === tenant);
       assertNewJobs(tenant, own);
       yield* wait(enqueueJobs(sql, dialect, tenant, own, options.at, newId));
