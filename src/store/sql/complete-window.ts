@@ -4,7 +4,7 @@ import type { ApplyContext, ApplyResult, OperationVector } from '../../model/for
 import type { FormationOp } from '../../model/formation/operations.js';
 import type { FormationJob } from '../../model/formation/work-queue.js';
 import type { Memory } from '../../model/memory.js';
-import { canonicalOrNull } from '../instant.js';
+import { canonicalInstant, canonicalOrNull } from '../instant.js';
 import { assertMemoryFields, assertRecord, assertScope, assertTenant, assertVector } from '../record-validation.js';
 import {
   appendHistory,
@@ -13,6 +13,7 @@ import {
   type HistoryRow,
   type NewHistoryEvent,
 } from './history-rows.js';
+import { assertStorableJson } from '../text-check.js';
 import { instantArgument, JOB_SELECT, textArgument, type JobRow } from './job-rows.js';
 import { steps, wait, type Maybe } from './maybe-async.js';
 import type { RowPatch, StoredRecord } from './memory-columns.js';
@@ -69,11 +70,20 @@ function assertWindow(
         embedding: null,
         vector: null,
       });
-    } else if (op?.op === 'update') {
-      assertMemoryFields(op.patch, op.id);
-    } else if (op?.op !== 'supersede' && op?.op !== 'attach-evidence') {
+    } else if (op?.op === 'update' || op?.op === 'attach-evidence' || op?.op === 'supersede') {
+      textArgument(op.id, 'operation.id');
+      if (op.op === 'update') assertMemoryFields({ ...op.patch, sources: op.addSources }, op.id);
+      if (op.op === 'attach-evidence') assertMemoryFields({ sources: op.addSources }, op.id);
+      if (op.op === 'supersede') {
+        textArgument(op.successorId, 'operation.successorId');
+        instantArgument(op.validTo, 'operation.validTo');
+      }
+    } else {
       throw new EngramError('INVALID_INPUT', `unknown operation ${String((op as { op?: unknown })?.op)}`);
     }
+    if (!Array.isArray(op.sourceTurnIds) || op.sourceTurnIds.some((id) => typeof id !== 'string'))
+      throw new EngramError('INVALID_INPUT', 'operation.sourceTurnIds must be an array of strings');
+    assertStorableJson(op.sourceTurnIds, 'sourceTurnIds');
   }
 }
 
@@ -92,6 +102,19 @@ function assertVectorsFollowText(
       });
     }
   }
+}
+
+/** The operations with their world times in the stored form, so events and rows agree with each other. */
+function canonicalTimes(operations: FormationOp[]): FormationOp[] {
+  return operations.map((op) => {
+    if (op.op === 'supersede') return { ...op, validTo: canonicalInstant(op.validTo) };
+    if (op.op !== 'add') return op;
+    const { validFrom, validTo } = op.memory;
+    return {
+      ...op,
+      memory: { ...op.memory, validFrom: canonicalInstant(validFrom), validTo: canonicalOrNull(validTo) },
+    };
+  });
 }
 
 /** The row of a memory formation added, as the engine inserts it. */
@@ -126,9 +149,10 @@ export function completeWindow(
 ): Promise<ApplyResult> {
   return engine.guard('completeWindow', () => {
     assertWindow(job, operations, vectors, context);
+    const ops = canonicalTimes(operations);
     const dims = [...new Set([...vectors.values()].map((v) => v.embedding.dim))];
     const run = (sql: SqlQueries): Maybe<{ result: ApplyResult; written: number }> =>
-      applyWindow(engine, sql, job, operations, vectors, context);
+      applyWindow(engine, sql, job, ops, vectors, context);
     return steps(
       (function* () {
         yield* wait(engine.prepareVectors(dims));

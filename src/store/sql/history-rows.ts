@@ -1,15 +1,17 @@
 import { EngramError } from '../../model/errors.js';
-import type {
-  HistoryCaller,
-  HistoryCause,
-  HistoryEvent,
-  HistoryEventKind,
-  MemorySnapshot,
+import {
+  HISTORY_EVENT_KINDS,
+  type HistoryCaller,
+  type HistoryCause,
+  type HistoryEvent,
+  type HistoryEventKind,
+  type MemorySnapshot,
 } from '../../model/formation/history.js';
 import type { FormationPage } from '../../model/formation/history.js';
 import type { Memory } from '../../model/memory.js';
 import type { MemoryRecord, WriteContext } from '../memory-store.js';
-import { assertLimit } from '../record-validation.js';
+import { assertLimit, assertTenant } from '../record-validation.js';
+import { assertStorableJson } from '../text-check.js';
 import { storedValidFrom } from './memory-columns.js';
 import { steps, wait, type Maybe } from './maybe-async.js';
 import type { SqlQueries } from './query-runner.js';
@@ -61,6 +63,31 @@ export interface HistoryRow {
   source_turn_ids: unknown;
 }
 
+/** Checks events restored from an export: shape, a known kind, a timestamp, storable text. */
+export function assertHistoryEvents(events: readonly HistoryEvent[]): void {
+  if (!Array.isArray(events)) throw new EngramError('INVALID_INPUT', 'history must be an array of events');
+  for (const event of events) {
+    const ok =
+      event !== null &&
+      typeof event === 'object' &&
+      typeof event.id === 'string' &&
+      event.id !== '' &&
+      typeof event.memoryId === 'string' &&
+      event.memoryId !== '' &&
+      HISTORY_EVENT_KINDS.includes(event.kind) &&
+      typeof event.at === 'string' &&
+      !Number.isNaN(Date.parse(event.at)) &&
+      event.cause !== null &&
+      typeof event.cause === 'object' &&
+      event.caller !== null &&
+      typeof event.caller === 'object' &&
+      Array.isArray(event.sourceTurnIds);
+    if (!ok) throw new EngramError('INVALID_INPUT', 'not a history event', { details: { id: event?.id } });
+    assertTenant(event.tenant);
+    assertStorableJson(event, 'history');
+  }
+}
+
 /** The fields of a memory a history event shows. */
 export function snapshotOf(memory: Memory): MemorySnapshot {
   return structuredClone({
@@ -80,16 +107,16 @@ export function snapshotOf(memory: Memory): MemorySnapshot {
   });
 }
 
-/** The snapshot of a record as it will read back once inserted. */
+/** The snapshot of a record as it will read back once inserted (shares the record's lists: it is serialised at once). */
 export function recordSnapshot(record: MemoryRecord): MemorySnapshot {
   return {
     text: record.text,
     type: record.type,
     key: record.key ?? null,
-    tags: [...record.tags],
+    tags: record.tags,
     status: record.status,
-    sources: structuredClone(record.sources),
-    metadata: structuredClone(record.metadata),
+    sources: record.sources,
+    metadata: record.metadata,
     statedAt: record.statedAt ?? null,
     validFrom: storedValidFrom(record),
     validTo: record.validTo ?? null,

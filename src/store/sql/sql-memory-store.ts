@@ -24,6 +24,7 @@ import { filterWhere } from './filter-where.js';
 import { pageOf, pageSql, planList } from './list-page.js';
 import { andThen, type Maybe } from './maybe-async.js';
 import type { StoredRecord } from './memory-columns.js';
+import { assertHistoryEvents } from './history-rows.js';
 import { deleteWithHistory, insertWithHistory, updateWithHistory } from './memory-writes.js';
 import type { QueryRunner, SqlQueries } from './query-runner.js';
 import { inRequestedOrder } from './rows-by-ids.js';
@@ -103,6 +104,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return this.guard('insert', () => {
       if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
       for (const record of records) assertRecord(record);
+      if (context?.history !== undefined) assertHistoryEvents(context.history);
       if (records.length === 0 && (context?.history ?? []).length === 0) return undefined;
       const dims = unique(records.flatMap((r) => (r.vector && r.embedding ? [r.embedding.dim] : [])));
       return andThen(this.prepareVectors(dims), () =>

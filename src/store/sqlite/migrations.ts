@@ -130,7 +130,7 @@ CREATE TABLE memory_history (
   ord INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (tenant, memory_id, n),
   UNIQUE (tenant, id)
-);
+) WITHOUT ROWID;
 CREATE INDEX memory_history_job ON memory_history (tenant, job_id, ord) WHERE job_id IS NOT NULL;
 CREATE TABLE formation_jobs (
   tenant TEXT NOT NULL,

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { Memory } from '../../../src/model/memory.js';
 import { exportDeletedHistory, exportTenant, importRecords, type TransferLine } from '../../../src/store/transfer.js';
 import { at, makeRecord, randomVector, seededRandom, withVector } from '../fixtures/records.js';
+import { expectCode } from '../../support/expect-code.js';
 import { formationOf, type CaseContext } from './case-context.js';
 
 async function collect<T>(lines: AsyncIterable<T>): Promise<T[]> {
@@ -66,5 +67,19 @@ export function transferCases({ test, store: current, tenant }: CaseContext): vo
     const [event] = (await history.list(B, r.id)).items;
     expect(event).toMatchObject({ kind: 'restored', before: null, cause: { type: 'import' } });
     expect((await store.get(B, [r.id]))[0]).toMatchObject({ validFrom: r.createdAt, version: 1 });
+  });
+
+  test('restore refuses a malformed history event whole, memories included', async () => {
+    const store = current();
+    const A = tenant('src');
+    const B = tenant('dst');
+    await store.insert([makeRecord({ scope: { tenant: A } })]);
+    const [line] = await collect(exportTenant(store, A));
+    const broken = { ...line!, history: [{ ...line!.history![0]!, kind: 'teleported' }] } as unknown as TransferLine;
+    await expectCode(importRecords(store, [broken], { tenant: B }), 'INVALID_INPUT');
+    const nul = { ...line!, history: [{ ...line!.history![0]!, id: 'a\u0000b' }] } as TransferLine;
+    await expectCode(importRecords(store, [nul], { tenant: B }), 'INVALID_TEXT');
+    expect(await store.count({ scope: { tenant: B } })).toBe(0);
+    expect(await formationOf(store).history.forMemories(B, [line!.id])).toEqual([]);
   });
 }
