@@ -177,6 +177,28 @@ function rowsOf(
   return { inserted, events };
 }
 
+function isConflict(error: unknown): boolean {
+  return error instanceof EngramError && error.code === 'CONFLICT';
+}
+
+/**
+ * Runs an append again when it lost a race on the unique text index. Under read committed the
+ * advisory locks already serialise appends of one text; under repeatable read or serializable
+ * the second one's snapshot may predate the first one's commit, and a fresh transaction sees it.
+ */
+function againOnConflict<T>(attempt: () => Maybe<T>, retries: number): Maybe<T> {
+  try {
+    const out = attempt();
+    if (!(out instanceof Promise) || retries === 0) return out;
+    return out.catch((error: unknown) =>
+      isConflict(error) ? againOnConflict(attempt, retries - 1) : Promise.reject(error),
+    );
+  } catch (error) {
+    if (retries > 0 && isConflict(error)) return againOnConflict(attempt, retries - 1);
+    throw error;
+  }
+}
+
 /**
  * Episodes as rows of the memories table. An append locks the (tenant, scope, text) keys it may
  * merge into (PostgreSQL advisory locks; SQLite's writer lock), reads the stored episodes inside
@@ -194,16 +216,13 @@ export class SqlEpisodeStore implements EpisodeStore {
       const at = instantArgument(options.at, 'at');
       if (writes.length === 0) return [];
       const dims = [...new Set((options.vectors ?? []).flatMap((v) => (v ? [v.embedding.dim] : [])))];
+      const attempt = (): Maybe<EpisodePlan[]> =>
+        this.engine.runner.transaction('appendEpisodes', (sql) => steps(this.append(sql, writes, { ...options, at })));
       return andThen(this.engine.prepareVectors(dims), () =>
-        andThen(
-          this.engine.runner.transaction('appendEpisodes', (sql) =>
-            steps(this.append(sql, writes, { ...options, at })),
-          ),
-          (plans) => {
-            this.engine.afterWrite('insert', plans.length);
-            return plans;
-          },
-        ),
+        andThen(againOnConflict(attempt, 2), (plans) => {
+          this.engine.afterWrite('insert', plans.length);
+          return plans;
+        }),
       );
     });
   }
