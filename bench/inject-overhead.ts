@@ -131,6 +131,10 @@ async function main(): Promise<void> {
       status: 'activated',
       usage: { count: 0, lastUsedAt: null },
       embedding: null,
+      validFrom: now,
+      validTo: null,
+      supersededBy: null,
+      version: 1,
     },
     score: 0.5,
     explanation: {
