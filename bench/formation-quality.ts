@@ -31,16 +31,18 @@ import type { Extractor } from '../src/formation/extractor.js';
 import { finishCandidate } from '../src/formation/finish-candidate.js';
 import type { FormationOptions } from '../src/formation/formation-options.js';
 import { NO_USAGE } from '../src/formation/llm-usage.js';
-import { readLocomoFile, type LocomoConversation } from '../src/import/locomo.js';
+import type { EvalCase } from '../src/eval/eval-case.js';
+import { evaluate, type EvalReport } from '../src/eval/run-eval.js';
+import type { LocomoConversation } from '../src/import/locomo.js';
 import type { Memory } from '../src/model/memory.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
-import { evalQuestions, ScoreBoard, scoreCut, type EvalQuestion } from './lib/locomo-eval.js';
+import { LOCOMO_TENANT as TENANT, locomoCases } from './lib/locomo-eval.js';
+import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
-const TENANT = 'bench';
+const DEFAULT_DATA = defaultLocomoData();
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 interface Variant {
@@ -138,10 +140,10 @@ function diaIdsOf(memories: readonly Memory[], index: DiaIndex): string[] {
 async function runVariant(
   variant: Variant,
   conversations: LocomoConversation[],
-  questions: Map<string, EvalQuestion[]>,
+  cases: readonly EvalCase[],
   ks: number[],
-  embedder: ReturnType<typeof openBenchEmbedder>,
-): Promise<{ board: ScoreBoard; formed: number; seconds: number }> {
+  embedder: Awaited<ReturnType<typeof openBenchEmbedder>>,
+): Promise<{ report: EvalReport; formed: number; seconds: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-formation-quality-'));
   const indexes = new Map<string, DiaIndex>();
   const facts = new Map(conversations.map((c) => [c.sampleId, observationFacts(c)]));
@@ -173,31 +175,25 @@ async function runVariant(
     await engram.idle();
     const seconds = (performance.now() - start) / 1000;
     let formed = 0;
-    const board = new ScoreBoard(ks);
-    for (const conv of conversations) {
-      const scope = { tenant: TENANT, user: conv.sampleId };
-      const stats = await engram.stats({ scope, types: ['UserMemory'] });
-      formed += stats.total;
-      const index = indexes.get(conv.sampleId) as DiaIndex;
-      for (const q of questions.get(conv.sampleId) ?? []) {
-        for (const k of ks) {
-          const result = await engram.recall(q.question, { scope, limit: k, threshold: 0 });
-          board.add(
-            q.category,
-            k,
-            scoreCut(
-              diaIdsOf(
-                result.hits.map((h) => h.memory),
-                index,
-              ),
-              q.gold,
-              k,
-            ),
-          );
-        }
-      }
-    }
-    return { board, formed, seconds };
+    for (const conv of conversations)
+      formed += (await engram.stats({ scope: { tenant: TENANT, user: conv.sampleId }, types: ['UserMemory'] })).total;
+    const report = await evaluate(
+      {
+        name: variant.name,
+        perK: true,
+        async rank(query, scope, k) {
+          const result = await engram.recall(query, { scope, limit: k, threshold: 0 });
+          const index = indexes.get(scope.user ?? '') as DiaIndex;
+          return diaIdsOf(
+            result.hits.map((h) => h.memory),
+            index,
+          ).map((id) => ({ id, key: id, text: '', score: 0 }));
+        },
+      },
+      cases,
+      { ks, scope: { tenant: TENANT }, depth: ks[ks.length - 1] },
+    );
+    return { report, formed, seconds };
   } finally {
     await engram.close();
     rmSync(dir, { recursive: true, force: true });
@@ -208,13 +204,13 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2), ['data', 'k'], ['json']);
   const data = args.values.get('data') ?? DEFAULT_DATA;
   const ks = parseIntList(args.values.get('k') ?? '5,10,20', 'k').sort((a, b) => a - b);
-  const conversations = await readLocomoFile(data);
-  const questions = new Map(conversations.map((c) => [c.sampleId, evalQuestions(c)]));
+  const conversations = await readLocomoBench(data);
+  const cases = conversations.flatMap(locomoCases);
   const nFacts = conversations.reduce((n, c) => n + c.observations.length, 0);
   log(
     `${data}: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ${nFacts} observation facts`,
   );
-  const embedder = openBenchEmbedder();
+  const embedder = await openBenchEmbedder();
   const variants: Variant[] = [
     { name: 'turns', formation: null, addObservations: false },
     { name: 'turns + formed facts', formation: { formedTurns: 'keep' }, addObservations: false },
@@ -224,7 +220,7 @@ async function main(): Promise<void> {
   const results = [];
   try {
     for (const variant of variants) {
-      const run = await runVariant(variant, conversations, questions, ks, embedder);
+      const run = await runVariant(variant, conversations, cases, ks, embedder);
       log(`${variant.name}: ${run.formed} facts formed, stored and formed in ${run.seconds.toFixed(1)} s`);
       results.push({ variant, ...run });
     }
@@ -235,7 +231,12 @@ async function main(): Promise<void> {
     const out = Object.fromEntries(
       results.map((r) => [
         r.variant.name,
-        { formed: r.formed, ...Object.fromEntries(ks.map((k) => [k, r.board.get('all', k)])) },
+        {
+          formed: r.formed,
+          ...Object.fromEntries(
+            ks.map((k) => [k, { recall: r.report.overall.recall[k], hit: r.report.overall.hit[k] }]),
+          ),
+        },
       ]),
     );
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -244,7 +245,7 @@ async function main(): Promise<void> {
   const header = ['variant', ...ks.flatMap((k) => [`R@${k}`, `H@${k}`]), 'facts formed'];
   const rows = results.map((r) => [
     r.variant.name,
-    ...ks.flatMap((k) => [fmt(r.board.get('all', k).recall), fmt(r.board.get('all', k).hit)]),
+    ...ks.flatMap((k) => [fmt(r.report.overall.recall[k]), fmt(r.report.overall.hit[k])]),
     String(r.formed),
   ]);
   process.stdout.write(`${markdownTable(header, rows)}\n`);

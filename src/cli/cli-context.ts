@@ -53,11 +53,15 @@ export function engramOptionsFromEnv(settings: OpenSettings = {}): Omit<EngramOp
 }
 
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
-export async function openEngram(options: GlobalOptions, settings: OpenSettings = {}): Promise<Engram> {
+export async function openEngram(
+  options: GlobalOptions,
+  settings: OpenSettings = {},
+  overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
+): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(settings), store, embedder });
+    return await Engram.open({ ...engramOptionsFromEnv(settings), store, embedder, ...overrides });
   } catch (error) {
     await store.close();
     throw error;

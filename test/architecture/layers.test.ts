@@ -10,7 +10,7 @@ import {
 } from './import-graph.js';
 
 /**
- * The layers of src/, lowest first, and what each may import (docs/architecture.md explains why).
+ * The layers of src/, lowest first, and what each may import ([docs/architecture.md](../../docs/architecture.md) explains why).
  * A layer not listed here fails the test: a new folder has to say where it sits.
  */
 export const LAYER_RULES: LayerRules = {
