@@ -31,9 +31,10 @@ import {
 } from '../test/formation/support/scripted-llm-server.js';
 import { HashedEmbedder } from '../test/support/hashed-embedder.js';
 import { parseArgs, parseIntList } from './lib/args.js';
+import { defaultLocomoData } from './lib/locomo-questions.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 interface Corpus {

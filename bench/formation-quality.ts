@@ -16,6 +16,8 @@
  *                               fact came from are archived);
  * - `turns + observations added` the observations added as plain memories beside the turns (no
  *                               consolidation), as bench/search-quality.ts measured (R@10 0.704).
+ * - `turns imported`           the turns as `engram import` stores them (addMany with the previous
+ *                               turn as background), no formation: the reference the turn benches use.
  * Recall over all types, threshold 0; a fact hit counts for the dia_ids of its source turns, in hit
  * order, deduplicated. Questions of categories 1–4 with real evidence turns. Embedder: the offline
  * default, cached in bench/.cache.
@@ -49,6 +51,8 @@ interface Variant {
   name: string;
   formation: FormationOptions | null;
   addObservations: boolean;
+  /** Store the turns as the LoCoMo importer makes them (`addMany`, with the previous turn as background) instead of `remember`. */
+  importTurns?: boolean;
 }
 
 /** Where each stored row points: episode id → the dia_ids delivered into it. */
@@ -127,6 +131,13 @@ async function rememberConversation(engram: Engram, conv: LocomoConversation, us
   return index;
 }
 
+/** Stores one conversation's turns as the importer makes them; returns memory id → dia_id. */
+async function importConversation(engram: Engram, conv: LocomoConversation, user: string): Promise<DiaIndex> {
+  const turns = conv.memories.map((m) => ({ ...m, type: 'LongTermMemory' as const }));
+  const stored = await engram.addMany(turns, { scope: { tenant: TENANT, user } });
+  return new Map(stored.map((m) => [m.id, [m.key ?? '']]));
+}
+
 function diaIdsOf(memories: readonly Memory[], index: DiaIndex): string[] {
   const out: string[] = [];
   for (const m of memories) {
@@ -168,7 +179,12 @@ async function runVariant(
   const start = performance.now();
   try {
     for (const conv of conversations) {
-      indexes.set(conv.sampleId, await rememberConversation(engram, conv, conv.sampleId));
+      indexes.set(
+        conv.sampleId,
+        variant.importTurns
+          ? await importConversation(engram, conv, conv.sampleId)
+          : await rememberConversation(engram, conv, conv.sampleId),
+      );
       if (variant.addObservations)
         await engram.addMany(conv.observations, { scope: { tenant: TENANT, user: conv.sampleId } });
     }
@@ -216,6 +232,7 @@ async function main(): Promise<void> {
     { name: 'turns + formed facts', formation: { formedTurns: 'keep' }, addObservations: false },
     { name: 'formed facts + unformed turns', formation: { formedTurns: 'archive' }, addObservations: false },
     { name: 'turns + observations added', formation: null, addObservations: true },
+    { name: 'turns imported (addMany, background)', formation: null, addObservations: false, importTurns: true },
   ];
   const results = [];
   try {

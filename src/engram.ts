@@ -48,7 +48,7 @@ import type {
 } from './model/formation/formation-api.js';
 import type { HistoryEvent } from './model/formation/history.js';
 import type { FormationJob } from './model/formation/work-queue.js';
-import { distinctHits, withValidity } from './formation/distinct-hits.js';
+import { distinctHits, withValidity } from './model/distinct-hits.js';
 import type { FormationEvent } from './formation/formation-event.js';
 import type { FormationOptions } from './formation/formation-options.js';
 import type { FormationService } from './formation/formation-service.js';

@@ -1,18 +1,12 @@
-import type { EmbeddingInfo } from '../model/memory.js';
-import type { Scope } from '../model/scope.js';
 import { isEngramError } from '../model/errors.js';
 import { consolidateWindow, extractWindow, type FormationDeps, type WindowOutcome } from './form-window.js';
-import type { ApplyContext, FormationStore, OperationVector } from './formation-store.js';
+import type { ApplyContext, FormationStore } from './formation-store.js';
 import { NO_USAGE } from './llm-usage.js';
-import type { FormationOp } from './operations.js';
 import { factScope, windowOfJob } from './window-of-job.js';
 import type { FormationJob, JobError } from './work-queue.js';
+import { writeFormedWindow, type EmbedTexts } from './write-formed-window.js';
 
-/** Embeds texts for the store, with the embedding they are under. */
-export type EmbedTexts = (
-  texts: string[],
-  scope: Scope,
-) => Promise<{ vectors: Float32Array[]; embedding: EmbeddingInfo }>;
+export type { EmbedTexts } from './write-formed-window.js';
 
 /** What running one job needs. */
 export interface RunJobDeps {
@@ -31,31 +25,6 @@ export interface RunJobDeps {
 export interface JobRun {
   outcome: WindowOutcome | null;
   operations: number;
-}
-
-/** The texts a window's operations write, each to be embedded once. */
-function textsOf(operations: FormationOp[]): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const op of operations) {
-    if (op.op === 'add') texts.set(op.memory.id, op.memory.text);
-    else if (op.op === 'update' && op.patch.text !== undefined) texts.set(op.id, op.patch.text);
-  }
-  return texts;
-}
-
-async function vectorsFor(
-  operations: FormationOp[],
-  embed: EmbedTexts,
-  scope: Scope,
-): Promise<Map<string, OperationVector>> {
-  const texts = textsOf(operations);
-  const out = new Map<string, OperationVector>();
-  if (texts.size === 0) return out;
-  const unique = [...new Set(texts.values())];
-  const { vectors, embedding } = await embed(unique, scope);
-  const byText = new Map(unique.map((t, i) => [t, vectors[i] as Float32Array]));
-  for (const [id, text] of texts) out.set(id, { vector: byText.get(text) as Float32Array, embedding });
-  return out;
 }
 
 /** The record every change of a job's window is written under. */
@@ -114,17 +83,11 @@ export async function runJob(
         consolidator: 'none',
         decidedBy: 'rules' as const,
       };
-      await deps.store.completeWindow(
-        { id: job.id, owner, result },
-        [],
-        new Map(),
-        contextOf(job, deps.clock().toISOString(), by),
-      );
+      const context = contextOf(job, deps.clock().toISOString(), by);
+      await writeFormedWindow(deps.store, deps.embed, { id: job.id, owner, result }, [], context, signal);
       return { outcome: null, operations: 0 };
     }
     const outcome = await consolidateWindow(deps.formation, extracted, { signal });
-    signal.throwIfAborted();
-    const vectors = await vectorsFor(outcome.operations, deps.embed, factScope(job.scope));
     signal.throwIfAborted();
     const result = {
       candidates: outcome.candidates.length,
@@ -133,7 +96,7 @@ export async function runJob(
       consolidation: outcome.usage.consolidation,
     };
     const context = contextOf(job, deps.clock().toISOString(), decidedBy(outcome));
-    await deps.store.completeWindow({ id: job.id, owner, result }, outcome.operations, vectors, context);
+    await writeFormedWindow(deps.store, deps.embed, { id: job.id, owner, result }, outcome.operations, context, signal);
     const sources = [...new Set(outcome.candidates.flatMap((c) => c.sourceTurnIds))];
     if (sources.length > 0) await deps.archiveTurns?.(job.tenant, sources, { ...context, scope: job.scope });
     return { outcome, operations: outcome.operations.length };

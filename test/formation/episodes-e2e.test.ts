@@ -74,7 +74,7 @@ describe.each(BACKEND_NAMES)('episodes on %s', (backend) => {
     expect(hits.map((h) => h.memory.text)).toEqual(['What can I cook tonight?']);
   });
 
-  it('recall and the context block never show two memories with the same normalised text, even from explicit adds', async () => {
+  it('recall, search and the context block never show two memories with the same normalised text, even from explicit adds', async () => {
     const engram = await engramOn(backend);
     await engram.addMany(
       [
@@ -91,6 +91,10 @@ describe.each(BACKEND_NAMES)('episodes on %s', (backend) => {
     expect(texts[0]?.toLowerCase()).toContain('allergic to peanuts');
     expect(texts.filter((t) => t.toLowerCase().includes('allergic'))).toHaveLength(1);
     expect(texts).toContain('Ana likes green tea');
+    const searched = await engram.search('Is Ana allergic to peanuts?', { scope: ANA, topK: 10, threshold: -1 });
+    const allergic = searched.hits.filter((h) => h.memory.text.toLowerCase().includes('allergic'));
+    expect(allergic).toHaveLength(1);
+    expect(searched.hits.map((h) => h.memory.text)).toContain('Ana likes green tea');
   });
 
   it('a bad transcript is refused with its code and stores nothing', async () => {

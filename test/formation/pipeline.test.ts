@@ -169,6 +169,22 @@ describe.each(BACKEND_NAMES)('formation end to end on %s', (backend) => {
       const old = both.hits.find((h) => h.memory.id === lisbon.id);
       expect(old?.explanation.validity).toMatchObject({ state: 'superseded', supersededBy: berlin.id });
       expect(both.hits.find((h) => h.memory.id === berlin.id)?.explanation.validity?.state).toBe('valid');
+
+      // The searcher answers in the same time: valid now by default, asOf, includeSuperseded explained.
+      const searched = async (options: Record<string, unknown> = {}) =>
+        (await engram.search('Ana Lisbon Berlin city', { scope: ANA, topK: 20, threshold: -1, ...options })).hits;
+      const current = (await searched()).map((h) => h.memory.id);
+      expect(current).toContain(berlin.id);
+      expect(current).not.toContain(lisbon.id);
+      const past = (await searched({ asOf: '2025-06-01T00:00:00Z' })).map((h) => h.memory.id);
+      expect(past).toContain(lisbon.id);
+      expect(past).not.toContain(berlin.id);
+      const every = await searched({ includeSuperseded: true });
+      expect(every.find((h) => h.memory.id === lisbon.id)?.explanation.validity).toMatchObject({
+        state: 'superseded',
+        supersededBy: berlin.id,
+      });
+      expect(every.find((h) => h.memory.id === berlin.id)?.explanation.validity?.state).toBe('valid');
     });
 
     it('records every change in the history, with the cause and the source turns', async () => {

@@ -1,11 +1,11 @@
-import type { Memory } from '../model/memory.js';
-import { validityAt } from '../model/resolve-validity.js';
-import type { HitValidity } from '../model/hit.js';
-import { normalizeTurnText } from './normalize-turn-text.js';
+import type { Memory } from './memory.js';
+import { validityAt } from './resolve-validity.js';
+import type { HitValidity } from './hit.js';
+import { normalizeTurnText } from './formation/normalize-turn-text.js';
 
 /**
  * The hits with one memory per normalised text (the first, i.e. best, of each), so recall and
- * the context block never show the same statement twice even when an explicit add repeated a
+ * the context block (and search) never show the same statement twice even when an explicit add repeated a
  * stored text. Same text is the episodes' rule (`normalizeTurnText`).
  */
 export function distinctHits<T extends { memory: Memory }>(hits: readonly T[]): T[] {
@@ -18,7 +18,7 @@ export function distinctHits<T extends { memory: Memory }>(hits: readonly T[]): 
   });
 }
 
-/** The hits, each explanation saying how its memory stands at `at` (recall with `includeSuperseded`). */
+/** The hits, each explanation saying how its memory stands at `at` (recall or search with `includeSuperseded`). */
 export function withValidity<T extends { memory: Memory; explanation: { validity?: HitValidity | undefined } }>(
   hits: readonly T[],
   at: string,
