@@ -73,7 +73,12 @@ export async function storeTurns(
     caller?: HistoryCaller | undefined;
   },
 ): Promise<{ plans: EpisodePlan[]; jobs: number }> {
-  const writes: EpisodeWrite[] = turns.map((turn) => ({ scope: options.scope, turn, origin: options.origin }));
+  const writes: EpisodeWrite[] = turns.map((turn, i) => ({
+    scope: options.scope,
+    turn,
+    origin: options.origin,
+    background: backgroundOf(turns, i),
+  }));
   let jobs = 0;
   const jobOptions = options.jobs;
   const jobsFor =
@@ -92,6 +97,13 @@ export async function storeTurns(
     caller: options.caller,
   });
   return { plans, jobs };
+}
+
+/** The text of the turn before `turns[i]` in the same session of this call (what it answers), or null. */
+function backgroundOf(turns: readonly NormalizedTurn[], i: number): string | null {
+  const previous = turns[i - 1];
+  const turn = turns[i] as NormalizedTurn;
+  return previous !== undefined && previous.session === turn.session ? previous.text : null;
 }
 
 /** The answer of `remember` for stored plans; `queued` when jobs were enqueued or the turns wait in a capture window. */

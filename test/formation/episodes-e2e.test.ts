@@ -74,6 +74,25 @@ describe.each(BACKEND_NAMES)('episodes on %s', (backend) => {
     expect(hits.map((h) => h.memory.text)).toEqual(['What can I cook tonight?']);
   });
 
+  it('keeps who said a turn and the turn it answers, as recall reads them (speaker, background)', async () => {
+    const engram = await engramOn(backend);
+    const stored = await engram.remember(
+      [
+        { role: 'user', speaker: 'Ben', text: 'Where did you go last weekend?', session: 's1' },
+        { role: 'user', speaker: 'Ana', text: 'To the lake, with my sister.', session: 's1' },
+        { role: 'user', speaker: 'Ana', text: 'New topic in another chat', session: 's2' },
+      ],
+      { scope: ANA },
+    );
+    const [question, answer, other] = await Promise.all(
+      stored.turns.map(async (t) => (await engram.get(t.id, { scope: ANA }))!),
+    );
+    expect(question).toMatchObject({ background: null, metadata: { speaker: 'Ben' } });
+    expect(answer).toMatchObject({ background: 'Where did you go last weekend?', metadata: { speaker: 'Ana' } });
+    // Another session's turn does not answer the one before it.
+    expect(other?.background).toBeNull();
+  });
+
   it('recall, search and the context block never show two memories with the same normalised text, even from explicit adds', async () => {
     const engram = await engramOn(backend);
     await engram.addMany(
