@@ -11,8 +11,9 @@
  * - `turns`                     episodes only (no extractor);
  * - `turns + formed facts`      an extractor that answers each window with the observation facts
  *                               of its turns, the deterministic consolidator (NOOP on near-
- *                               duplicates, no keys so no SUPERSEDE), `formedTurns: 'keep'`;
- * - `formed facts + unformed turns` the same with the default `formedTurns: 'archive'` (turns a
+ *                               duplicates, no keys so no SUPERSEDE), the default `formedTurns:
+ *                               'superseded'` (here the same as `keep`: nothing is superseded);
+ * - `formed facts + unformed turns` the same with `formedTurns: 'archive'` (turns a
  *                               fact came from are archived);
  * - `turns + observations added` the observations added as plain memories beside the turns (no
  *                               consolidation), as bench/search-quality.ts measured (R@10 0.704).
@@ -229,7 +230,7 @@ async function main(): Promise<void> {
   const embedder = await openBenchEmbedder();
   const variants: Variant[] = [
     { name: 'turns', formation: null, addObservations: false },
-    { name: 'turns + formed facts', formation: { formedTurns: 'keep' }, addObservations: false },
+    { name: 'turns + formed facts', formation: {}, addObservations: false },
     { name: 'formed facts + unformed turns', formation: { formedTurns: 'archive' }, addObservations: false },
     { name: 'turns + observations added', formation: null, addObservations: true },
     { name: 'turns imported (addMany, background)', formation: null, addObservations: false, importTurns: true },

@@ -11,6 +11,10 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 import { createRuleConsolidator } from './rule-consolidator.js';
 import { createRuleExtractor } from './rule-extractor.js';
 
+/** What becomes of the turns facts were formed from (see `FormationOptions.formedTurns`). */
+export const FORMED_TURNS = ['superseded', 'archive', 'keep'] as const;
+export type FormedTurns = (typeof FORMED_TURNS)[number];
+
 /** Options of memory formation (`Engram.open({ formation })`). */
 export interface FormationOptions {
   /**
@@ -45,14 +49,16 @@ export interface FormationOptions {
   /** Offset of conversations' local time from UTC in minutes, for "yesterday" and "next Friday". @default 0 */
   timezoneOffsetMinutes?: number | undefined;
   /**
-   * What becomes of a turn once facts were formed from it: `archive` sets its status to archived
-   * (the facts stand for it, so recall no longer shows a raw turn saying what a newer fact
-   * replaced; `statuses: ['archived']` still lists it, and its history says which window did it);
-   * `keep` leaves it recallable beside the facts. Turns nothing was extracted from, and turns not
-   * yet formed, are always recallable.
-   * @default 'archive'
+   * What becomes of a turn once facts were formed from it. `superseded`: a turn is archived when a
+   * fact formed from it is superseded (recall no longer shows a raw turn saying what a newer fact
+   * replaced — "I live in Lisbon" after the move — while every other turn stays recallable beside
+   * its facts); `archive`: every turn a fact came from is archived (the facts stand for them);
+   * `keep`: turns are never archived. `statuses: ['archived']` still lists an archived turn, and
+   * its history says which window archived it. Turns nothing was extracted from, and turns not yet
+   * formed, are always recallable.
+   * @default 'superseded'
    */
-  formedTurns?: 'archive' | 'keep' | undefined;
+  formedTurns?: FormedTurns | undefined;
 }
 
 /** Formation options with every part built and every default applied. */
@@ -66,7 +72,7 @@ export interface FormationConfig {
   maxBacklog: number;
   captureQuietMs: number;
   timezoneOffsetMinutes: number;
-  formedTurns: 'archive' | 'keep';
+  formedTurns: FormedTurns;
 }
 
 function positive(value: number | undefined, fallback: number, field: string, integer = true): number {
@@ -156,9 +162,9 @@ export function resolveFormation(
   for (const field of ['concurrency', 'leaseMs', 'pollMs', 'graceMs'] as const) {
     if (worker?.[field] !== undefined) positive(worker[field], 1, `worker.${field}`, field === 'concurrency');
   }
-  const formedTurns = options.formedTurns ?? 'archive';
-  if (formedTurns !== 'archive' && formedTurns !== 'keep') {
-    throw new EngramError('CONFIG_ERROR', "formation.formedTurns must be 'archive' or 'keep'", {
+  const formedTurns = options.formedTurns ?? 'superseded';
+  if (!FORMED_TURNS.includes(formedTurns)) {
+    throw new EngramError('CONFIG_ERROR', `formation.formedTurns must be one of: ${FORMED_TURNS.join(', ')}`, {
       details: { field: 'formation.formedTurns' },
     });
   }

@@ -1,6 +1,6 @@
 import { isEngramError } from '../model/errors.js';
 import { consolidateWindow, extractWindow, type FormationDeps, type WindowOutcome } from './form-window.js';
-import type { ApplyContext, FormationStore } from './formation-store.js';
+import type { ApplyContext, ApplyResult, FormationStore } from './formation-store.js';
 import { NO_USAGE } from './llm-usage.js';
 import { factScope, windowOfJob } from './window-of-job.js';
 import type { FormationJob, JobError } from './work-queue.js';
@@ -15,10 +15,15 @@ export interface RunJobDeps {
   embed: EmbedTexts;
   clock: () => Date;
   /**
-   * Archives the turns a formed window's facts came from (`formedTurns: 'archive'`), after the
+   * Archives turns of a formed window (`formedTurns` `superseded` or `archive`, see `archive`), after the
    * window's transaction: a crash in between leaves them recallable, as `keep` does. @default keep them
    */
   archiveTurns?: ((tenant: string, episodeIds: string[], context: ApplyContext) => Promise<void>) | undefined;
+  /**
+   * Which turns `archiveTurns` gets: every turn the window's facts came from (`formed`), or the
+   * turns of the facts the window superseded (`superseded`). @default 'superseded'
+   */
+  archive?: 'formed' | 'superseded' | undefined;
 }
 
 /** What a succeeded job did. */
@@ -96,11 +101,28 @@ export async function runJob(
       consolidation: outcome.usage.consolidation,
     };
     const context = contextOf(job, deps.clock().toISOString(), decidedBy(outcome));
-    await writeFormedWindow(deps.store, deps.embed, { id: job.id, owner, result }, outcome.operations, context, signal);
-    const sources = [...new Set(outcome.candidates.flatMap((c) => c.sourceTurnIds))];
-    if (sources.length > 0) await deps.archiveTurns?.(job.tenant, sources, { ...context, scope: job.scope });
+    const applied = await writeFormedWindow(
+      deps.store,
+      deps.embed,
+      { id: job.id, owner, result },
+      outcome.operations,
+      context,
+      signal,
+    );
+    const turns = turnsToArchive(deps.archive ?? 'superseded', outcome, applied);
+    if (turns.length > 0) await deps.archiveTurns?.(job.tenant, turns, { ...context, scope: job.scope });
     return { outcome, operations: outcome.operations.length };
   });
+}
+
+/** The episodes a formed window archives: its facts' source turns, or the source turns of the facts it superseded. */
+function turnsToArchive(mode: 'formed' | 'superseded', outcome: WindowOutcome, applied: ApplyResult): string[] {
+  if (mode === 'formed') return [...new Set(outcome.candidates.flatMap((c) => c.sourceTurnIds))];
+  const superseded = new Set(outcome.operations.flatMap((op) => (op.op === 'supersede' ? [op.id] : [])));
+  const turns = applied.memories
+    .filter((m) => superseded.has(m.id))
+    .flatMap((m) => m.sources.flatMap((s) => (s.type === 'chat' && s.id !== undefined ? [s.id] : [])));
+  return [...new Set(turns)];
 }
 
 /** A failure as the queue records it. */

@@ -1,6 +1,6 @@
 import type { EmbeddingInfo } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
-import type { ApplyContext, FormationStore, OperationVector } from './formation-store.js';
+import type { ApplyContext, ApplyResult, FormationStore, OperationVector } from './formation-store.js';
 import type { FormationOp } from './operations.js';
 import type { FormationJob } from './work-queue.js';
 
@@ -44,7 +44,8 @@ async function vectorsFor(
 
 /**
  * The one place formed memories are written: embeds what a window's operations write and applies
- * them in the store's window transaction, which also marks the job succeeded (all or nothing).
+ * them in the store's window transaction, which also marks the job succeeded (all or nothing);
+ * answers the memories touched, after the change.
  * Every fact formation adds, refines, supersedes or confirms passes through here, so a check of
  * what may be written (the write-safety guard) belongs at the top of this function: refusing an
  * operation here means dropping it from `operations` before anything is embedded or stored.
@@ -56,8 +57,8 @@ export async function writeFormedWindow(
   operations: FormationOp[],
   context: ApplyContext,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<ApplyResult> {
   const vectors = await vectorsFor(operations, embed, context.scope);
   signal?.throwIfAborted();
-  await store.completeWindow(job, operations, vectors, context);
+  return store.completeWindow(job, operations, vectors, context);
 }

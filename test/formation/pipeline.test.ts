@@ -144,6 +144,16 @@ describe.each(BACKEND_NAMES)('formation end to end on %s', (backend) => {
       // A relative date resolved against the turn's own time.
       expect(byText(all, 'Ana is flying to Rome next Friday (2026-03-13)')).toBeDefined();
 
+      // formedTurns 'superseded' (the default): the turns of superseded facts are archived, every
+      // other turn stays recallable beside its facts.
+      const turns = await engram.list({ scope: ANA, types: ['WorkingMemory'], statuses: ['activated'], limit: 50 });
+      const active = turns.items.map((m) => m.text);
+      expect(active).toContain('Big news: I moved to Berlin last month and started at Globex.');
+      expect(active).toContain("I'm flying to Rome next Friday.");
+      expect(active).toContain('Still drinking green tea every morning, I love green tea.');
+      expect(active).not.toContain("Hi, I'm Ana. I live in Lisbon and work at Acme as a nurse.");
+      expect(active).not.toContain("I'm allergic to peanuts, and I love green tea.");
+
       // Recall: valid now by default — the current values, never the old ones.
       const now = await recalled(engram, 'Which city did Ana move to and where does she work?');
       expect(now).toContain('Ana moved to Berlin last month (2026-02)');
