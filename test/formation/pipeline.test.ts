@@ -134,6 +134,8 @@ describe.each(BACKEND_NAMES)('formation end to end on %s', (backend) => {
       // SUPERSEDE: the old fact stays, ended where the new one starts, pointing at it.
       expect(lisbon).toMatchObject({ validTo: '2026-02-01T00:00:00.000Z', supersededBy: berlin.id, version: 2 });
       expect(berlin).toMatchObject({ validFrom: '2026-02-01T00:00:00.000Z', validTo: null, supersededBy: null });
+      // A fact keeps who said its turns, as the turns do (recall reads a speaker there).
+      expect(berlin.metadata).toMatchObject({ speaker: 'Ana' });
       // UPDATE: the same memory, refined, one version up.
       const nurse = all.filter((m) => m.key === 'user.job_title');
       expect(nurse.map((m) => [m.text, m.version])).toEqual([['Ana is a senior nurse', 2]]);
