@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { create, insertMultiple, search } from '@orama/orama';
 
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
 import { fuseLinear } from '../../src/recall/linear-fusion.js';
 import { DEFAULT_BM25 } from '../../src/text/bm25.js';
@@ -28,7 +28,7 @@ export interface SpeedSystem {
  */
 export function openReferenceSqlite(corpus: SyntheticCorpus): SpeedSystem {
   const dir = mkdtempSync(join(tmpdir(), 'engram-speed-ref-'));
-  const db = new Database(join(dir, 'ref.db'));
+  const db = openSqliteDatabase(join(dir, 'ref.db'));
   db.pragma('journal_mode = WAL');
   db.exec(
     'CREATE TABLE memories (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, text TEXT NOT NULL, embedding BLOB NOT NULL)',

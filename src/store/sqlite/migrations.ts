@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../util/sqlite-database.js';
 import { EngramError } from '../../model/errors.js';
 import { isSqliteBusy } from './sqlite-errors.js';
 
@@ -101,7 +101,7 @@ CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab (memories_fts, 'row');
  * the same new file do not both apply it). Idempotent.
  */
 export function applySqliteMigrations(
-  db: Database.Database,
+  db: SqliteDatabase,
   migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
   clock: () => Date = () => new Date(),
 ): number {
