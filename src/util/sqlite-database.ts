@@ -14,7 +14,9 @@ import type Libsql from 'libsql';
  * end the process (libsql aborts on a boolean or a bare Uint8Array); a single `null` parameter is
  * bound as a value; a statement cannot be re-run while one of its iterators is open (libsql
  * would hand the iterator wrong rows); nested transactions are savepoints; a statement of a closed
- * connection throws.
+ * connection throws. Not covered: terminating a worker thread while it runs a statement aborts the
+ * process (libsql's neon binding panics); Engram runs no SQLite in worker threads.
+ * Figures and the other drivers considered: bench/RESULTS-sqlite-driver.md.
  */
 export interface SqliteDatabase {
   /** False once closed. */
