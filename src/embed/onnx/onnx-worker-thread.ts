@@ -70,7 +70,7 @@ export class OnnxWorkerThread {
    * Starts a thread and waits until onnxruntime-node has loaded in it. Rejects with the load
    * error (the thread is stopped: the addon never initialised in it).
    */
-  static async start(gate: LoadGate, onStop: (thread: OnnxWorkerThread) => void): Promise<OnnxWorkerThread> {
+  static async start(gate: LoadGate): Promise<OnnxWorkerThread> {
     const worker = startWorker();
     const first = await hello(worker);
     if (first.kind === 'load-failed') {
@@ -78,13 +78,8 @@ export class OnnxWorkerThread {
       throw new Error(first.message);
     }
     const thread = new OnnxWorkerThread(worker, gate);
-    thread.listen(onStop);
+    thread.listen();
     return thread;
-  }
-
-  /** Requests sent and not answered yet. */
-  get busy(): number {
-    return this.pending.size;
   }
 
   /** Resolves once no request is unanswered. */
@@ -122,12 +117,11 @@ export class OnnxWorkerThread {
     return p;
   }
 
-  private listen(onStop: (thread: OnnxWorkerThread) => void): void {
+  private listen(): void {
     const stop = (error: Error): void => {
       if (this.dead) return;
       this.dead = error;
       for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
-      onStop(this);
     };
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply.id)?.resolve(reply));
     this.worker.on('error', (error) => stop(asError(error)));

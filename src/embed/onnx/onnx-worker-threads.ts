@@ -28,7 +28,7 @@ const message = (cause: unknown): string => (cause instanceof Error ? cause.mess
 async function addThread(): Promise<void> {
   await Promise.all(threads.map((t) => t.idle()));
   try {
-    threads.push(await OnnxWorkerThread.start(gate, () => undefined));
+    threads.push(await OnnxWorkerThread.start(gate));
   } catch (cause) {
     throw new EngramError(
       'CONFIG_ERROR',
