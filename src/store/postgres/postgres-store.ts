@@ -2,7 +2,6 @@ import pg from 'pg';
 import { EngramError } from '../../model/errors.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
-import { topK } from '../../vector/top-k.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type {
   DenseCandidate,
@@ -30,18 +29,23 @@ import {
 } from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
-import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
+import { applyPgMigrations, pgNames, type PgMigrationReport, type PgNames } from './pg-migrations.js';
 import { isConnectTimeout, toEngramError } from './pg-errors.js';
 import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
-import { unitDot, unitVector } from '../../vector/unit-cosine.js';
+import { unitVector } from '../../vector/unit-cosine.js';
 import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
+import { pgvectorDenseSearch, rescoreExactly } from './pgvector-dense.js';
+import {
+  detectPgVector,
+  ensureDenseIndex,
+  listEmbeddingSpaces,
+  type PgVectorCapabilities,
+} from './pgvector-indexes.js';
 
 /** Largest `limit` accepted by list / denseSearch / lexicalSearch. */
 const MAX_LIMIT = 10_000;
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 1000;
-/** pgvector cannot build an HNSW index on vectors longer than this. */
-const HNSW_MAX_DIM = 2000;
 
 /** How dense search is computed. */
 export type PgVectorMode = 'auto' | 'app' | 'pgvector';
@@ -110,10 +114,6 @@ const ORDER_COLUMNS = {
   statedAt: "COALESCE(stated_at, '')",
 } as const;
 
-function compareDense(a: DenseCandidate, b: DenseCandidate): number {
-  return b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
 function toIso(value: string | Date | null | undefined): string | null | undefined {
   return value instanceof Date ? value.toISOString() : value;
 }
@@ -126,7 +126,8 @@ export class PostgresStore implements MemoryStore {
   private readonly names: PgNames;
   private closed = false;
   private pgvector = false;
-  private readonly hnswDims = new Set<number>();
+  private readonly denseIndexes = new Set<string>();
+  private vectorCaps: PgVectorCapabilities = { version: null, iterativeScan: false, citus: false };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -168,10 +169,8 @@ export class PostgresStore implements MemoryStore {
     }
     this.pgvector = report.pgvector && mode !== 'app';
     if (this.pgvector) {
-      const dims = await this.pool.query<{ d: number }>(
-        `SELECT DISTINCT embed_dim AS d FROM ${this.names.memories} WHERE embed_dim IS NOT NULL`,
-      );
-      for (const row of dims.rows) await this.ensureHnsw(row.d);
+      this.vectorCaps = await detectPgVector(this.pool);
+      for (const space of await listEmbeddingSpaces(this.pool, this.names)) await this.ensureHnsw(space);
     }
     return report;
   }
@@ -184,6 +183,7 @@ export class PostgresStore implements MemoryStore {
       [this.names.memories],
     );
     this.pgvector = mode !== 'app' && (found.rows[0]?.n ?? 0) > 0;
+    if (this.pgvector) this.vectorCaps = await detectPgVector(this.pool);
     if (mode === 'pgvector' && !this.pgvector) {
       throw new EngramError(
         'CONFIG_ERROR',
@@ -193,31 +193,22 @@ export class PostgresStore implements MemoryStore {
     return this.pgvector;
   }
 
-  /** Creates the per-dimension partial HNSW index (pgvector needs a fixed dimension). */
-  private async ensureHnsw(dim: number): Promise<void> {
-    if (!this.pgvector || this.hnswDims.has(dim) || dim > HNSW_MAX_DIM || !Number.isInteger(dim)) return;
-    const name = quoteIdent(`${this.names.prefix}_hnsw_${dim}`);
-    // Under an advisory lock: two processes meeting a new dimension at once would otherwise race
-    // inside CREATE INDEX IF NOT EXISTS (a duplicate pg_class entry). Built once per dimension;
-    // on a large table the build scans it (writes wait meanwhile).
-    await this.run(
-      'create hnsw index',
-      async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-hnsw:${this.names.memories}:${dim}`]);
-        await c.query(
-          `CREATE INDEX IF NOT EXISTS ${name} ON ${this.names.memories} USING hnsw ((embedding::vector(${dim})) vector_cosine_ops) WHERE embed_dim = ${dim}`,
-        );
-      },
-      { transaction: true, idempotent: true },
-    );
-    this.hnswDims.add(dim);
+  /** Creates the HNSW index of one embedding space (pgvector-indexes.ts), once per process. */
+  private async ensureHnsw(space: EmbeddingInfo): Promise<void> {
+    const key = `${space.model}\u0000${space.dim}`;
+    if (!this.pgvector || this.denseIndexes.has(key)) return;
+    await this.run('create hnsw index', (c) => ensureDenseIndex(c, this.names, space), {
+      transaction: true,
+      idempotent: true,
+    });
+    this.denseIndexes.add(key);
   }
 
   async insert(records: MemoryRecord[]): Promise<void> {
     if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
     for (const record of records) assertRecord(record);
     if (records.length === 0) return;
-    for (const record of records) if (record.embedding) await this.ensureHnsw(record.embedding.dim);
+    for (const record of records) if (record.embedding) await this.ensureHnsw(record.embedding);
     const columns =
       'tenant, user_id, id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources, metadata, text, stated_at, created_at, updated_at, status, embed_model, embed_dim, vector, fts' +
       (this.pgvector ? ', embedding' : '');
@@ -332,7 +323,7 @@ export class PostgresStore implements MemoryStore {
     }
     if (vector) {
       assertVector(vector.vector, vector.embedding, id);
-      await this.ensureHnsw(vector.embedding.dim);
+      await this.ensureHnsw(vector.embedding);
     }
     const params: unknown[] = [tenant, id];
     const sets: string[] = [];
@@ -491,23 +482,7 @@ export class PostgresStore implements MemoryStore {
     const unit = unitVector(query.vector);
     // Like every backend: a zero query vector is similar to nothing.
     if (unit === null || dim === 0 || unit.every((x) => x === 0)) return [];
-    return this.pgvector ? this.denseSearchPgVector(query, dim, unit) : this.denseSearchApp(query, dim, unit);
-  }
-
-  /** Scores rows with the shared unit-vector cosine, best first, ties by id. */
-  private score(
-    rows: Array<{ id: string; vector: Buffer; embed_dim: number | null }>,
-    unit: Float32Array,
-    limit: number,
-  ): DenseCandidate[] {
-    const scratch = new Float32Array(unit.length);
-    const scored: DenseCandidate[] = [];
-    for (const row of rows) {
-      const v = decodeVector(row.vector, row.embed_dim, row.id);
-      if (v.length !== unit.length) continue;
-      scored.push({ id: row.id, cosine: unitVector(v, scratch) === null ? 0 : unitDot(scratch, unit) });
-    }
-    return topK(scored, limit, compareDense);
+    return this.pgvector ? this.denseSearchPgVector(query, dim) : this.denseSearchApp(query, dim, unit);
   }
 
   /** Exact: every matching row of the model is scored in the application. */
@@ -523,62 +498,20 @@ export class PostgresStore implements MemoryStore {
         ),
       { idempotent: true },
     );
-    return this.score(rows.rows, unit, query.limit);
+    return rescoreExactly(rows.rows, unit, query.limit);
   }
 
-  /**
-   * pgvector: the server picks an over-fetched candidate set (exact sequential scan when the
-   * filter matches few rows, the HNSW index otherwise); the candidates are then re-scored with
-   * the same unit-vector cosine as every other backend, so scores are identical to app-side scoring.
-   */
-  private async denseSearchPgVector(query: DenseQuery, dim: number, unit: Float32Array): Promise<DenseCandidate[]> {
-    const exactMax = this.options.exactSearchMaxRows ?? 20_000;
-    const fetch = Math.min(MAX_LIMIT, query.limit * 2 + 10);
-    const literal = toPgVectorLiteral(query.vector);
-    const rows = await this.run(
+  /** pgvector (pgvector-dense.ts): HNSW or exact candidates, re-scored with the shared cosine. */
+  private async denseSearchPgVector(query: DenseQuery, dim: number): Promise<DenseCandidate[]> {
+    const { where, params } = whereFilter(query.filter);
+    const request = { where, params, space: { model: query.model, dim }, vector: query.vector, limit: query.limit };
+    const tuning = { exactMaxRows: this.options.exactSearchMaxRows };
+    const result = await this.run(
       'denseSearch',
-      async (c) => {
-        const { where, params } = whereFilter(query.filter);
-        params.push(query.model, dim);
-        const base = `${where} AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND embedding IS NOT NULL`;
-        const few = await c.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${this.names.memories} WHERE ${base} LIMIT ${exactMax + 1}) AS t`,
-          params,
-        );
-        const exact = (few.rows[0]?.n ?? 0) <= exactMax || dim > HNSW_MAX_DIM;
-        params.push(literal, fetch);
-        const q = `$${params.length - 1}`;
-        if (exact) {
-          // `embedding <=> …` does not match the index expression: the planner scans exactly.
-          return c.query<{ id: string; vector: Buffer; embed_dim: number }>(
-            `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} ORDER BY embedding <=> ${q}::vector, id LIMIT $${params.length}`,
-            params,
-          );
-        }
-        // The planner must take the HNSW index (its cost model prefers a scan + sort on small
-        // tables), and the partial index predicate needs the dimension as a literal (an integer).
-        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
-          String(Math.min(1000, Math.max(100, fetch * 2))),
-        ]);
-        // With sorting disabled, only an index that yields rows in distance order (HNSW) avoids
-        // the penalty; a btree on (tenant, …) plus a sort no longer looks cheaper.
-        await c.query(
-          `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
-        );
-        await c.query('SAVEPOINT engram_iter');
-        // pgvector >= 0.8: keep scanning the graph until enough rows pass the filter.
-        await c
-          .query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
-          .then(() => c.query('RELEASE SAVEPOINT engram_iter'))
-          .catch(() => c.query('ROLLBACK TO SAVEPOINT engram_iter'));
-        return c.query<{ id: string; vector: Buffer; embed_dim: number }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} AND embed_dim = ${dim} ORDER BY embedding::vector(${dim}) <=> ${q}::vector(${dim}) LIMIT $${params.length}`,
-          params,
-        );
-      },
+      (c) => pgvectorDenseSearch(c, this.names, this.vectorCaps, request, tuning),
       { transaction: true, idempotent: true },
     );
-    return this.score(rows.rows, unit, query.limit);
+    return result.candidates;
   }
 
   async lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
