@@ -55,7 +55,9 @@ const CITUS_SETTINGS: Record<string, string | number> = {
   max_replication_slots: 20,
   shared_buffers: '64MB',
   // The maintenance daemon and background rebalancer connect to the coordinator itself.
-  'citus.local_hostname': "'127.0.0.1'",
+  'citus.local_hostname': '127.0.0.1',
+  // Background shard moves are picked up every 5 s by default; tests wait for them.
+  'citus.background_task_queue_interval': '100ms',
 };
 
 async function startNode(database: string, settings: Record<string, string | number>, vector: boolean) {

@@ -52,6 +52,8 @@ export interface CitusTablePlan {
   blockers: string[];
   /** Allowed, but worth knowing (sequences). */
   notes: string[];
+  /** Tables of the schema this one's foreign keys point at (they must be placed first). */
+  references: string[];
 }
 
 interface TableRow {
@@ -129,6 +131,7 @@ export async function planCitusDistribution(
     const kind: CitusTableKind = t.has_tenant ? 'distributed' : 'reference';
     const blockers: string[] = [];
     const notes: string[] = [];
+    const references = new Set<string>();
     for (const k of constraints.filter((c) => c.table_oid === t.oid)) {
       const label = { p: 'primary key', u: 'unique constraint', x: 'exclusion constraint', f: 'foreign key' }[k.type];
       if (k.type !== 'f') {
@@ -139,6 +142,7 @@ export async function planCitusDistribution(
       const target = k.ref_oid === null ? undefined : byOid.get(k.ref_oid);
       const targetKind: CitusTableKind | 'outside' =
         target === undefined ? 'outside' : target.has_tenant ? 'distributed' : 'reference';
+      if (target !== undefined && target.oid !== t.oid) references.add(target.name);
       if (targetKind === 'outside') blockers.push(`${label} ${k.name} points outside schema ${schema}`);
       else if (kind === 'reference' && targetKind === 'distributed')
         blockers.push(`${label} ${k.name}: a reference table cannot reference the distributed ${target?.name}`);
@@ -159,8 +163,26 @@ export async function planCitusDistribution(
           `column ${e.name} takes values from a sequence: unique across nodes, not gap-free or in insert order`,
         );
     }
-    return { table: t.name, kind, blockers, notes };
+    return { table: t.name, kind, blockers, notes, references: [...references].sort() };
   });
+}
+
+/** Reference tables first, then distributed ones; each after the tables its foreign keys point at. */
+function placementOrder(plans: CitusTablePlan[]): CitusTablePlan[] {
+  const byName = new Map(plans.map((p) => [p.table, p]));
+  const out: CitusTablePlan[] = [];
+  const seen = new Set<string>();
+  const visit = (plan: CitusTablePlan): void => {
+    if (seen.has(plan.table)) return;
+    seen.add(plan.table);
+    for (const ref of plan.references) {
+      const target = byName.get(ref);
+      if (target !== undefined) visit(target);
+    }
+    out.push(plan);
+  };
+  for (const kind of ['reference', 'distributed'] as const) for (const p of plans) if (p.kind === kind) visit(p);
+  return out;
 }
 
 /** Options of {@link distributeSchema}. */
@@ -201,7 +223,7 @@ export async function distributeSchema(
       )
     ).rows.map((r) => [r.name, r]),
   );
-  const plans = await planCitusDistribution(runner, schema, column);
+  const plans = placementOrder(await planCitusDistribution(runner, schema, column));
   let colocateWith: string | undefined = plans.find((p) => placed.get(p.table)?.method === 'h')?.table;
   const out: CitusTableReport[] = [];
   for (const plan of plans) {
@@ -212,8 +234,10 @@ export async function distributeSchema(
       out.push({ ...plan, state: asPlanned ? 'already' : 'mismatch' });
       continue;
     }
-    if (plan.blockers.length > 0) {
-      out.push({ ...plan, state: 'blocked' });
+    const unplaced = plan.references.filter((r) => !out.some((o) => o.table === r && o.state !== 'blocked'));
+    if (plan.blockers.length > 0 || unplaced.length > 0) {
+      const blockers = [...plan.blockers, ...unplaced.map((r) => `references ${r}, which cannot be placed`)];
+      out.push({ ...plan, blockers, state: 'blocked' });
       continue;
     }
     if (plan.kind === 'reference') {
