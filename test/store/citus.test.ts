@@ -98,6 +98,26 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     expect(nodes.rows[0]?.n).toBe(2);
     const again = await distributeSchema(pool, 'engram');
     expect(again.map((r) => r.state)).toEqual(['already', 'already']);
+    // A later per-tenant table is distributed co-located on the next run, if its tenant column
+    // matches the memories table's type and collation (text COLLATE "C").
+    await pool.query(`CREATE TABLE engram.engram_links (tenant text COLLATE "C" NOT NULL, id text, PRIMARY KEY (tenant, id));
+      CREATE TABLE engram.engram_things (tenant text NOT NULL, id text, PRIMARY KEY (tenant, id))`);
+    const later = await distributeSchema(pool, 'engram');
+    expect(later.map((r) => [r.table, r.state, r.blockers])).toEqual([
+      ['engram_schema_migrations', 'already', []],
+      ['engram_links', 'placed', []],
+      ['engram_memories', 'already', []],
+      [
+        'engram_things',
+        'blocked',
+        ['tenant is text COLLATE "default", not text COLLATE "C" as in engram_memories: it cannot be co-located'],
+      ],
+    ]);
+    const colocation = await pool.query<{ n: number }>(
+      `SELECT count(DISTINCT colocationid)::int AS n FROM pg_dist_partition
+        WHERE logicalrelid IN ('engram.engram_memories'::regclass, 'engram.engram_links'::regclass)`,
+    );
+    expect(colocation.rows[0]?.n).toBe(1);
     // Migrating again on the distributed schema is a no-op that still works.
     await store.migrate();
     await store.close();
@@ -189,7 +209,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
         `SELECT current_setting('hnsw.ef_search') AS ef, current_setting('hnsw.iterative_scan') AS it
            FROM dense_citus.engram_memories WHERE tenant = 'big' LIMIT 1`,
       );
-      expect(probe.rows[0]).toEqual({ ef: '200', it: 'relaxed_order' });
+      expect(probe.rows[0]).toEqual({ ef: '400', it: 'relaxed_order' });
       const plan = await client.query<{ 'QUERY PLAN': string }>(
         `EXPLAIN SELECT id FROM dense_citus.engram_memories WHERE tenant = 'big' AND user_id = 'small'
            AND embed_model = 'm' AND embed_dim = ${dim}

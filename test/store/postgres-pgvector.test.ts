@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DenseCandidate, MemoryRecord } from '../../src/store/memory-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { pgNames } from '../../src/store/postgres/pg-migrations.js';
-import { pgvectorDenseSearch, type PgVectorSearchRequest } from '../../src/store/postgres/pgvector-dense.js';
+import {
+  pgvectorDenseSearch,
+  ScopeSizeCache,
+  type PgVectorSearchRequest,
+} from '../../src/store/postgres/pgvector-dense.js';
 import {
   denseIndexName,
   detectPgVector,
@@ -73,6 +77,7 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
   beforeAll(async () => {
     cluster = await startPgCluster({ database: 'engram_pgvector' });
     pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+    pool.on('error', () => undefined); // idle clients when the server stops
   });
   afterAll(async () => {
     await pool?.end();
@@ -240,6 +245,38 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
         if (JSON.stringify(got.result.candidates) === JSON.stringify(exact)) equal += 1;
       }
       expect(equal / queries).toBeGreaterThanOrEqual(0.9);
+    });
+
+    it('a remembered scope size changes the path, never the answer', async () => {
+      const store = await createPostgresStore({ connectionString: cluster.url, schema: 'dense', vector: 'pgvector' });
+      const sizes = new ScopeSizeCache(60_000);
+      const q = randomVector(random, dim);
+      const search = () =>
+        inTransaction((r) => pgvectorDenseSearch(r, names, caps, request('moving', q, 10), { scopeSizes: sizes }));
+      const grown = Array.from({ length: 3000 }, (_, i) => ({
+        id: `g${i}`,
+        v: randomVector(random, dim),
+        user: 'moving',
+      }));
+      // 100 rows: exact, remembered as small; grown to 3,000 it stays exact until the entry expires.
+      await store.insert(vectorRecords(grown.slice(0, 100), 'big', 'm'));
+      expect((await search()).path).toBe('exact');
+      await store.insert(vectorRecords(grown.slice(100), 'big', 'm'));
+      const stale = await search();
+      expect(stale.path).toBe('exact');
+      expect(stale.candidates).toEqual(brute(grown, q, 10));
+      // Counted afresh it is large; shrunk to 20 rows the remembered "large" walks the index,
+      // comes back short, and falls back to the exact scan: the answer is still exact.
+      sizes.clear();
+      expect((await search()).path).toBe('hnsw');
+      await store.delete(
+        'big',
+        grown.slice(20).map((g) => g.id),
+      );
+      const shrunk = await search();
+      expect(shrunk.path).toBe('hnsw-short-exact');
+      expect(shrunk.candidates).toEqual(brute(grown.slice(0, 20), q, 10));
+      await store.close();
     });
 
     it('without iterative scans (pgvector < 0.8) the filtered graph walk comes back short and falls back to exact', async () => {

@@ -61,6 +61,8 @@ interface TableRow {
   name: string;
   has_tenant: boolean;
   tenant_attnum: number | null;
+  /** `text COLLATE "C"` etc.: co-located tables need the same type and collation. */
+  tenant_type: string | null;
 }
 
 interface ConstraintRow {
@@ -84,15 +86,20 @@ export async function planCitusDistribution(
 ): Promise<CitusTablePlan[]> {
   const tables = (
     await runner.query<TableRow>(
-      `SELECT c.oid::int AS oid, c.relname AS name, a.attnum IS NOT NULL AS has_tenant, a.attnum::int AS tenant_attnum
+      `SELECT c.oid::int AS oid, c.relname AS name, a.attnum IS NOT NULL AS has_tenant, a.attnum::int AS tenant_attnum,
+              CASE WHEN a.attnum IS NULL THEN NULL ELSE format_type(a.atttypid, a.atttypmod) ||
+                coalesce(' COLLATE ' || quote_ident(co.collname), '') END AS tenant_type
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = $2 AND NOT a.attisdropped
+         LEFT JOIN pg_collation co ON co.oid = a.attcollation AND a.attcollation <> 0
         WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition
         ORDER BY c.relname`,
       [schema, column],
     )
   ).rows;
   const byOid = new Map(tables.map((t) => [t.oid, t]));
+  // Co-location anchor: the memories table when the schema has it, else the first tenant table.
+  const anchor = tables.find((t) => t.name === 'engram_memories' && t.has_tenant) ?? tables.find((t) => t.has_tenant);
   const constraints = (
     await runner.query<ConstraintRow>(
       `SELECT k.conrelid::int AS table_oid, k.conname AS name, k.contype::text AS type, k.conkey::int[] AS keys,
@@ -132,6 +139,11 @@ export async function planCitusDistribution(
     const blockers: string[] = [];
     const notes: string[] = [];
     const references = new Set<string>();
+    if (kind === 'distributed' && anchor !== undefined && t.tenant_type !== anchor.tenant_type) {
+      blockers.push(
+        `${column} is ${t.tenant_type ?? '?'}, not ${anchor.tenant_type ?? '?'} as in ${anchor.name}: it cannot be co-located`,
+      );
+    }
     for (const k of constraints.filter((c) => c.table_oid === t.oid)) {
       const label = { p: 'primary key', u: 'unique constraint', x: 'exclusion constraint', f: 'foreign key' }[k.type];
       if (k.type !== 'f') {

@@ -3,10 +3,14 @@
  * applied inside the index scan, or from an exact scan when the scope is small; every candidate
  * re-scored exactly with the cosine all backends share, so scores equal app-side scoring.
  *
- * - Cut-over: a bounded count of the scope's rows in the space (`LIMIT exactMaxRows + 1`, an
- *   index range on tenant/user). Up to `exactMaxRows` rows the scan is exact (the planner reads
- *   the scope through the btree indexes and sorts by `embedding <=> q`, which no HNSW index
- *   matches); above, the HNSW index of the space is used.
+ * - Cut-over: an exact scan costs about `b·S` for a scope of S rows; a filtered HNSW walk visits
+ *   about `fetch·P/S` index tuples when the scope is S of the P rows in the space's index, so it
+ *   costs about `a·fetch·P/S`. They meet at `S* = sqrt((a/b)·fetch·P)`; `a/b` is measured
+ *   (bench/store-pgvector.ts: users of 500–20,000 rows inside a 100k-row tenant, both paths
+ *   forced) and P is the index's row estimate (`pg_class.reltuples`). One round trip counts the
+ *   scope's rows up to S* + 1: up to S* the scan is exact (the planner reads the scope through the
+ *   btree indexes and sorts by `embedding <=> q`, which no HNSW index matches); above, the HNSW
+ *   index of the space is used. `exactMaxRows` replaces S* by a fixed number.
  * - Filters inside the scan: pgvector ≥ 0.8 iterative scans (`hnsw.iterative_scan =
  *   relaxed_order`) keep walking the graph until `fetch` rows passed the WHERE clause, up to
  *   `hnsw.max_scan_tuples` — so a small user inside a big tenant still gets a full pool. If the
@@ -19,21 +23,61 @@ import type { DenseCandidate } from '../memory-store.js';
 import { decodeVector } from '../vector-codec.js';
 import { topK } from '../../vector/top-k.js';
 import { unitDot, unitVector } from '../../vector/unit-cosine.js';
-import type { PgNames } from './pg-migrations.js';
 import { toPgVectorLiteral } from './pg-row-mapper.js';
-import { denseIndexShape, type EmbeddingSpace, type PgVectorCapabilities } from './pgvector-indexes.js';
-import type { SqlRunner } from './sql-runner.js';
+import { quoteIdent, type PgNames } from './pg-migrations.js';
+import { denseIndexName, denseIndexShape, type EmbeddingSpace, type PgVectorCapabilities } from './pgvector-indexes.js';
+import { quoteLiteral, type SqlRunner } from './sql-runner.js';
 
 /** Tuning of {@link pgvectorDenseSearch}; the defaults come from bench/store-pgvector.ts. */
 export interface PgVectorSearchTuning {
-  /** Scopes with at most this many rows in the space are scanned exactly. @default 5000 */
+  /** Scan scopes of at most this many rows exactly, instead of the measured cut-over S*. */
   exactMaxRows?: number | undefined;
-  /** Candidates fetched per result before exact re-scoring: `max(limit * overFetch, limit + 30)`. @default 4 */
+  /** `a/b` of the cut-over (HNSW cost per visited tuple / exact cost per row). @default 2.3 */
+  cutoverRatio?: number | undefined;
+  /** S* when the index has no row estimate yet (never analysed; a Citus coordinator). @default 2500 */
+  defaultCutover?: number | undefined;
+  /** Candidates fetched per result before exact re-scoring: `max(limit * overFetch, limit + 30)`. @default 2 */
   overFetch?: number | undefined;
-  /** `hnsw.ef_search` lower bound (raised to the fetch size; pgvector caps it at 1000). @default 200 */
+  /** `hnsw.ef_search` lower bound (raised to the fetch size; pgvector caps it at 1000). @default 400 */
   efSearch?: number | undefined;
   /** `hnsw.max_scan_tuples` lower bound for iterative scans. @default 50000 */
   maxScanTuples?: number | undefined;
+  /** Remembers which side of the cut-over a scope was on, so repeated searches skip the count. */
+  scopeSizes?: ScopeSizeCache | undefined;
+}
+
+/**
+ * Which side of the cut-over recent scopes were on, for `ttlMs`. A stale answer never changes
+ * results, only the path: a scope that grew past the cut-over is still scanned exactly until the
+ * entry expires, and one that shrank below it is walked in the index, which comes back short
+ * and falls back to the exact scan.
+ */
+export class ScopeSizeCache {
+  private readonly entries = new Map<string, { small: boolean; n: number; at: number }>();
+
+  /** @param ttlMs @default 30000  @param maxEntries @default 10000 */
+  constructor(
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: string): { small: boolean; n: number } | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined || this.now() - hit.at > this.ttlMs) return undefined;
+    return hit;
+  }
+
+  set(key: string, value: { small: boolean; n: number }): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { ...value, at: this.now() });
+  }
+
+  /** Forgets everything (e.g. after a bulk load). */
+  clear(): void {
+    this.entries.clear();
+  }
 }
 
 /** One dense search: the engine's compiled scope filter plus the query. */
@@ -85,7 +129,7 @@ function positiveInt(value: number, name: string): number {
 
 /** The SET LOCAL statements of an HNSW search (integers validated, so inlined). */
 function hnswSettings(caps: PgVectorCapabilities, fetch: number, tuning: PgVectorSearchTuning): string[] {
-  const ef = Math.min(1000, Math.max(positiveInt(tuning.efSearch ?? 200, 'efSearch'), fetch));
+  const ef = Math.min(1000, Math.max(positiveInt(tuning.efSearch ?? 400, 'efSearch'), fetch));
   const maxTuples = Math.max(positiveInt(tuning.maxScanTuples ?? 50_000, 'maxScanTuples'), fetch * 100);
   const out: string[] = [];
   if (caps.citus) out.push(`SET LOCAL citus.propagate_set_commands = 'local'`);
@@ -97,6 +141,24 @@ function hnswSettings(caps: PgVectorCapabilities, fetch: number, tuning: PgVecto
   // scans disabled only the HNSW index (rows in distance order) is left without the penalty.
   out.push(`SET LOCAL enable_seqscan = off`, `SET LOCAL enable_bitmapscan = off`, `SET LOCAL enable_sort = off`);
   return out;
+}
+
+/** Bounds of the cut-over: below 200 rows exact is always cheap; counting past 50,000 is not. */
+const CUTOVER_MIN = 200;
+const CUTOVER_MAX = 50_000;
+
+/**
+ * The cut-over S* as an SQL expression (P from the index statistics, in the same statement as
+ * the bounded count), or the fixed `exactMaxRows`.
+ */
+function cutoverSql(names: PgNames, index: string, fetch: number, tuning: PgVectorSearchTuning): string {
+  if (tuning.exactMaxRows !== undefined) return String(positiveInt(tuning.exactMaxRows, 'exactMaxRows'));
+  const ratio = tuning.cutoverRatio ?? 1.3;
+  const fallback = positiveInt(tuning.defaultCutover ?? 2500, 'defaultCutover');
+  if (!(ratio > 0 && Number.isFinite(ratio))) throw new RangeError('cutoverRatio must be a positive number');
+  const estimate = `(SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass(${quoteLiteral(`${names.schema}.${quoteIdent(index)}`)}))`;
+  return `(SELECT CASE WHEN coalesce(${estimate}, -1) <= 0 THEN ${fallback}
+                  ELSE least(${CUTOVER_MAX}, greatest(${CUTOVER_MIN}, ceil(sqrt(${ratio} * ${fetch} * ${estimate}))))::int END)`;
 }
 
 /**
@@ -115,8 +177,7 @@ export async function pgvectorDenseSearch(
   const { space, limit } = request;
   const unit = unitVector(request.vector);
   if (unit === null || limit <= 0 || request.vector.length !== space.dim) return { candidates: [], path: 'exact' };
-  const exactMax = positiveInt(tuning.exactMaxRows ?? 5000, 'exactMaxRows');
-  const fetch = Math.max(limit * (tuning.overFetch ?? 4), limit + 30);
+  const fetch = Math.max(limit * (tuning.overFetch ?? 2), limit + 30);
   const shape = denseIndexShape(space);
   const params = [...request.params, space.model, space.dim];
   const base = `${request.where} AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND embedding IS NOT NULL`;
@@ -132,25 +193,34 @@ export async function pgvectorDenseSearch(
       )
     ).rows;
 
-  let small = shape.type === null;
-  if (!small) {
-    const counted = await runner.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${names.memories} WHERE ${base} LIMIT ${exactMax + 1}) AS s`,
+  if (shape.type === null) return { candidates: rescoreExactly(await exact(), unit, limit), path: 'exact' };
+  const cacheKey = `${names.memories}\u0000${base}\u0000${fetch}\u0000${JSON.stringify(params.slice(0, params.length - 2))}`;
+  let side = tuning.scopeSizes?.get(cacheKey);
+  if (side === undefined) {
+    const cutover = cutoverSql(names, denseIndexName(names.prefix, space), fetch, tuning);
+    const counted = await runner.query<{ n: number; cutover: number }>(
+      `WITH c AS (SELECT ${cutover} AS cutover)
+       SELECT (SELECT count(*)::int FROM (SELECT 1 FROM ${names.memories} WHERE ${base} LIMIT (SELECT cutover + 1 FROM c)) AS s) AS n,
+              (SELECT cutover FROM c) AS cutover`,
       params.slice(0, params.length - 2),
     );
-    small = (counted.rows[0]?.n ?? 0) <= exactMax;
+    const n = counted.rows[0]?.n ?? 0;
+    side = { small: n <= (counted.rows[0]?.cutover ?? 0), n };
+    tuning.scopeSizes?.set(cacheKey, side);
   }
-  if (small) return { candidates: rescoreExactly(await exact(), unit, limit), path: 'exact' };
+  if (side.small) return { candidates: rescoreExactly(await exact(), unit, limit), path: 'exact' };
+  const n = side.n;
 
-  for (const statement of hnswSettings(caps, fetch, tuning)) await runner.query(statement);
+  // One round trip for every setting (a multi-statement simple query; no parameters).
+  await runner.query(hnswSettings(caps, fetch, tuning).join('; '));
   const cast = `::${shape.type}(${space.dim})`;
   const hnsw = await runner.query<VectorRow>(
     `SELECT id, vector, embed_dim FROM ${names.memories} WHERE ${base} AND ${shape.predicate}
       ORDER BY embedding${cast} <=> ${q}${cast} LIMIT ${lim}`,
     params,
   );
-  // More rows than exactMax ≥ fetch exist, so a short answer means the scan hit its cap.
-  if (hnsw.rows.length < Math.min(fetch, exactMax + 1)) {
+  // More than `threshold` rows exist, so fewer than min(fetch, n) means the scan hit its cap.
+  if (hnsw.rows.length < Math.min(fetch, n)) {
     await runner.query('SET LOCAL enable_sort = on');
     return { candidates: rescoreExactly(await exact(), unit, limit), path: 'hnsw-short-exact' };
   }

@@ -34,7 +34,7 @@ import { isConnectTimeout, toEngramError } from './pg-errors.js';
 import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
-import { pgvectorDenseSearch, rescoreExactly } from './pgvector-dense.js';
+import { pgvectorDenseSearch, rescoreExactly, ScopeSizeCache } from './pgvector-dense.js';
 import {
   detectPgVector,
   ensureDenseIndex,
@@ -69,10 +69,10 @@ export interface PostgresStoreOptions {
    */
   vector?: PgVectorMode | undefined;
   /**
-   * With pgvector, filters matching at most this many rows are scored exactly (sequential scan in
-   * pgvector); above it the HNSW index picks the candidates, which is approximate: high recall
-   * (ef_search ≥ 100, iterative scans for filters; the PGlite tests require ≥ 95% recall@10) but
-   * not guaranteed exact. Returned cosines are always exact re-scores. @default 20000
+   * With pgvector, filters matching at most this many rows are scanned exactly; above it the
+   * HNSW index picks the candidates (approximate, iterative scans for filters; cosines are
+   * always exact re-scores). @default the measured cut-over of pgvector-dense.ts, which grows
+   * with the index size (about 2,300 rows of a 100k-row space for limit 10)
    */
   exactSearchMaxRows?: number | undefined;
   /** Isolation level of write transactions. CockroachDB always runs SERIALIZABLE. @default 'read committed' */
@@ -128,6 +128,7 @@ export class PostgresStore implements MemoryStore {
   private pgvector = false;
   private readonly denseIndexes = new Set<string>();
   private vectorCaps: PgVectorCapabilities = { version: null, iterativeScan: false, citus: false };
+  private readonly scopeSizes = new ScopeSizeCache();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -505,7 +506,7 @@ export class PostgresStore implements MemoryStore {
   private async denseSearchPgVector(query: DenseQuery, dim: number): Promise<DenseCandidate[]> {
     const { where, params } = whereFilter(query.filter);
     const request = { where, params, space: { model: query.model, dim }, vector: query.vector, limit: query.limit };
-    const tuning = { exactMaxRows: this.options.exactSearchMaxRows };
+    const tuning = { exactMaxRows: this.options.exactSearchMaxRows, scopeSizes: this.scopeSizes };
     const result = await this.run(
       'denseSearch',
       (c) => pgvectorDenseSearch(c, this.names, this.vectorCaps, request, tuning),
