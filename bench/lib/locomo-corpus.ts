@@ -6,6 +6,7 @@
  */
 import { readLocomoFile } from '../../src/import/locomo.js';
 import type { MemoryRecord } from '../../src/store/memory-store.js';
+import { makeRecord } from '../../test/store/fixtures/records.js';
 import { openBenchEmbedder } from './bench-embedder.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './synthetic-corpus.js';
 
@@ -45,23 +46,14 @@ export function corpusRecord(
   scope: { tenant: string; user?: string | undefined },
 ): MemoryRecord {
   const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString();
-  return {
+  return makeRecord({
     id: `m${i}`,
     text: c.corpus.texts[i] as string,
-    type: 'LongTermMemory',
-    key: null,
-    tags: [],
-    level: null,
-    summary: null,
-    background: null,
-    sources: [],
     scope,
-    metadata: {},
     statedAt: at,
     createdAt: at,
     updatedAt: at,
-    status: 'activated',
     embedding: { model: c.model, dim: c.corpus.dim },
     vector: c.corpus.row(i),
-  };
+  });
 }

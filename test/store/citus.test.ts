@@ -7,14 +7,14 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresStore } from '../../src/store/postgres/index.js';
+import { applyPgMigrations, createPostgresStore, PG_MIGRATIONS } from '../../src/store/postgres/index.js';
 import {
   detectCitus,
   distributeSchema,
   planCitusDistribution,
   type CitusTablePlan,
 } from '../../src/store/postgres/citus-distribution.js';
-import { pgNames } from '../../src/store/postgres/pg-migrations.js';
+import { pgNames, type PgNames } from '../../src/store/postgres/pg-migrations.js';
 import { pgvectorDenseSearch } from '../../src/store/postgres/pgvector-dense.js';
 import { denseIndexName, detectPgVector } from '../../src/store/postgres/pgvector-indexes.js';
 import { startCitusCluster, type CitusCluster } from '../support/citus-cluster.js';
@@ -121,6 +121,61 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     // Migrating again on the distributed schema is a no-op that still works.
     await store.migrate();
     await store.close();
+  });
+
+  it('a schema distributed before pgvector gains the column, its backfill and index on every shard; later migrations apply', async () => {
+    const app = await createPostgresStore({ connectionString: cluster.url, schema: 'late', vector: 'app' });
+    const random = seededRandom(41);
+    const records = Array.from({ length: 30 }, (_, i) =>
+      makeRecord({
+        id: `l${i}`,
+        scope: { tenant: `t${i % 5}` },
+        embedding: { model: 'm', dim: 6 },
+        vector: randomVector(random, 6),
+      }),
+    );
+    await app.insert(records);
+    expect((await distributeSchema(pool, 'late', { shardCount: 4 })).map((r) => r.state)).toEqual(['placed', 'placed']);
+    const before = await app.denseSearch({
+      filter: { scope: { tenant: 't1' } },
+      vector: records[1]!.vector!,
+      model: 'm',
+      limit: 5,
+    });
+    await app.close();
+    // Opened with pgvector: ALTER TABLE … ADD COLUMN and the backfill UPDATE run on every shard.
+    const withVector = await createPostgresStore({ connectionString: cluster.url, schema: 'late', vector: 'pgvector' });
+    const missing = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM late.engram_memories WHERE embedding IS NULL OR vector_dims(embedding) <> embed_dim`,
+    );
+    expect(missing.rows[0]?.n).toBe(0);
+    const onShards = await pool.query<{ result: string }>(
+      `SELECT result FROM run_command_on_shards('late.engram_memories', $$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '%s'::regclass AND c.relname LIKE '%%hnsw%%'$$)`,
+    );
+    expect(onShards.rows.map((r) => r.result)).toEqual(['1', '1', '1', '1']);
+    expect(
+      await withVector.denseSearch({
+        filter: { scope: { tenant: 't1' } },
+        vector: records[1]!.vector!,
+        model: 'm',
+        limit: 5,
+      }),
+    ).toEqual(before);
+    await withVector.close();
+    // A later migration: DDL on the distributed table and the version row in the reference table, one transaction.
+    const next = [
+      ...PG_MIGRATIONS,
+      {
+        version: 900,
+        name: 'level-index',
+        sql: (n: PgNames) => `CREATE INDEX ${n.prefix}_level ON ${n.memories} (tenant, level)`,
+      },
+    ];
+    expect((await applyPgMigrations(pool, { schema: 'late', migrations: next })).applied).toEqual([900]);
+    const level = await pool.query<{ result: string }>(
+      `SELECT result FROM run_command_on_shards('late.engram_memories', $$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '%s'::regclass AND c.relname LIKE 'engram_memories_level%%'$$)`,
+    );
+    expect(level.rows.map((r) => r.result)).toEqual(['1', '1', '1', '1']);
   });
 
   it('names what blocks distribution, and places only what it can, in foreign-key order', async () => {
