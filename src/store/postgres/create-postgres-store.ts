@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { EngramError } from '../../model/errors.js';
+import { resolvePgTopology } from './citus-topology.js';
 import { isConnectTimeout, toEngramError } from './pg-errors.js';
+import { clientQueries } from './pg-query-runner.js';
 import { PostgresStore } from './postgres-store.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
 
@@ -31,7 +33,8 @@ function parseConnectionString(connectionString: string): void {
 /**
  * Opens a PostgreSQL store: checks the URL, connects once (failing fast with
  * EngramError('STORE_ERROR', details.pgCode = ECONNREFUSED / 28P01 / 3D000 …) or
- * ('TIMEOUT') after `connectTimeoutMs`), and applies migrations unless `migrate: false`.
+ * ('TIMEOUT') after `connectTimeoutMs`), resolves the topology (a Citus coordinator is detected),
+ * and applies migrations unless `migrate: false`.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   let pool: pg.Pool;
@@ -56,11 +59,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // would crash the process. The pool has already dropped the client; the next query reconnects.
   // One listener per pool, however many stores share it.
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
-  const store = new PostgresStore(pool, owns, options);
+  let store: PostgresStore;
   try {
     const client = await pool.connect();
     try {
-      await client.query('SELECT 1');
+      store = new PostgresStore(pool, owns, options, await resolvePgTopology(clientQueries(client), options.topology));
     } finally {
       client.release();
     }

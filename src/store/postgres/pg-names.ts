@@ -5,7 +5,10 @@ export function quoteIdent(name: string): string {
 
 /** Table and index names of one Engram schema, already quoted and qualified. */
 export interface PgNames {
+  /** The schema, quoted. */
   schema: string;
+  /** The schema as given (unquoted), for catalog lookups. */
+  schemaName: string;
   memories: string;
   migrations: string;
   /** Unqualified prefix for index names. */
@@ -23,10 +26,22 @@ export function pgNames(schema: string): PgNames {
   const migrations = `${s}.engram_schema_migrations`;
   return {
     schema: s,
+    schemaName: schema,
     memories,
     migrations,
     prefix: 'engram_memories',
     tenantTables: [memories],
     globalTables: [migrations],
   };
+}
+
+/** The unqualified, unquoted name of a table of {@link PgNames} (`"s".engram_memories` -> `engram_memories`). */
+export function tableName(names: PgNames, qualified: string): string {
+  const bare = qualified.startsWith(`${names.schema}.`) ? qualified.slice(names.schema.length + 1) : qualified;
+  return bare.startsWith('"') && bare.endsWith('"') ? bare.slice(1, -1).replace(/""/g, '"') : bare;
+}
+
+/** `'text'` as an SQL string literal (standard_conforming_strings, the default since 9.1). */
+export function quoteLiteral(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }

@@ -1,5 +1,5 @@
 import { EngramError } from '../../model/errors.js';
-import type { Memory } from '../../model/memory.js';
+import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
@@ -42,6 +42,15 @@ function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
+/** The distinct embedding spaces (model, dimension) of records that carry a vector. */
+function spacesOf(records: readonly MemoryRecord[]): EmbeddingInfo[] {
+  const out = new Map<string, EmbeddingInfo>();
+  for (const r of records) {
+    if (r.vector && r.embedding) out.set(`${r.embedding.model}\u0000${r.embedding.dim}`, r.embedding);
+  }
+  return [...out.values()];
+}
+
 /**
  * The SQL store engine: the whole {@link MemoryStore} contract — validation, filters, pages and
  * cursors, reads in the order of the requested ids, stats, limits, defaults and the row mapping —
@@ -82,8 +91,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
 
   // ------------------------------------------------------------ optional hooks
 
-  /** Before rows with vectors of these dimensions are written (pgvector: the per-dimension index). */
-  protected prepareVectors(_dims: number[]): Maybe<void> {
+  /** Before rows with vectors of these embedding spaces are written (pgvector: the space's index). */
+  protected prepareVectors(_spaces: EmbeddingInfo[]): Maybe<void> {
     return undefined;
   }
 
@@ -106,8 +115,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
       for (const record of records) assertRecord(record);
       if (records.length === 0) return undefined;
-      const dims = unique(records.flatMap((r) => (r.vector && r.embedding ? [r.embedding.dim] : [])));
-      return andThen(this.prepareVectors(dims), () =>
+      return andThen(this.prepareVectors(spacesOf(records)), () =>
         andThen(
           this.runner.transaction('insert', (sql) => this.insertRows(sql, records)),
           () => this.afterWrite('insert', records.length),
@@ -167,7 +175,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       const change: RowChange = { tenant, id, patch, vector };
       const write = (): Maybe<SelectedMemory | null> =>
         this.runner.transaction('update', (sql) => this.updateRow(sql, change), { idempotent: true });
-      return andThen(andThen(this.prepareVectors(vector ? [vector.embedding.dim] : []), write), (row) => {
+      return andThen(andThen(this.prepareVectors(vector ? [vector.embedding] : []), write), (row) => {
         if (row === null) return null;
         this.afterWrite('update', 1);
         return this.dialect.toMemory(row);
