@@ -1,61 +1,62 @@
 /**
  * The store on a real Citus cluster (a coordinator and two workers on 127.0.0.1, started by the
- * test, pgvector on every node): detecting the coordinator, planning and distributing the
- * Engram schema (memories by tenant, co-located; global tables as reference tables), the
- * blockers the planner reports, pgvector settings reaching the worker, and the store conformance
- * suite on the distributed schema. Per-tenant routing of every store query: citus-routing.test.ts.
+ * test, pgvector on every node): `migrate` on the coordinator distributes the Engram schema
+ * (per-tenant tables by tenant, co-located; global tables as reference tables), the store
+ * conformance suite and the MemoryApi conformance suite pass on it, and every statement a
+ * per-tenant call sends is routed to one shard (EXPLAIN: Task Count: 1). The distribution
+ * planner's blockers and pgvector settings reaching the worker are checked on the modules.
+ * Faults (a worker stopped, the coordinator restarted, an online rebalance): citus-faults.test.ts.
  */
 import pg from 'pg';
-import { clientQueries } from '../../src/store/postgres/pg-query-runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPgMigrations, createPostgresStore, PG_MIGRATIONS } from '../../src/store/postgres/index.js';
+import { Engram } from '../../src/engram.js';
+import type { MemoryRecord } from '../../src/store/memory-store.js';
 import {
+  applyPgMigrations,
+  clientQueries,
+  createPostgresStore,
+  denseIndexName,
   detectCitus,
+  detectPgVector,
   distributeSchema,
+  PG_MIGRATIONS,
+  pgvectorDenseSearch,
   planCitusDistribution,
   type CitusTablePlan,
-} from '../../src/store/postgres/citus-distribution.js';
+  type PostgresStoreOptions,
+} from '../../src/store/postgres/index.js';
 import { pgNames, type PgNames } from '../../src/store/postgres/pg-names.js';
-import { pgvectorDenseSearch } from '../../src/store/postgres/pgvector-dense.js';
-import { denseIndexName, detectPgVector } from '../../src/store/postgres/pgvector-indexes.js';
+import { runMemoryApiConformance } from '../api/conformance.js';
 import { startCitusCluster, type CitusCluster } from '../support/citus-cluster.js';
+import { expectCode } from '../support/expect-code.js';
+import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { describeWithPgExtensions } from '../support/pg-extensions.js';
+import { dataStatements, explain, recordingPool, type RecordedStatement } from '../support/recorded-statements.js';
 import { runStoreConformance } from './conformance.js';
+import { corruptVectorIn } from './fixtures/pg-corrupt-vector.js';
 import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
-
-/**
- * The store's INSERT … SELECT FROM unnest(…) runs on Citus as "pull to coordinator": the rows are
- * copied to their shard, and a duplicate key comes back as XX000 instead of 23505, so it is not
- * reported as CONFLICT. A multi-row INSERT … VALUES keeps 23505 and routes to one shard; the
- * engine's Citus dialect must insert that way (citus-routing.test.ts).
- */
-const CITUS_INSERT_SKIPS = {
-  'insert rejects an existing id with CONFLICT and stores nothing of the batch':
-    'INSERT … SELECT via the coordinator reports a duplicate key as XX000 (engine: router VALUES inserts)',
-  'insert rejects a duplicate id inside one batch and stores nothing':
-    'INSERT … SELECT via the coordinator reports a duplicate key as XX000 (engine: router VALUES inserts)',
-};
 
 let cluster: CitusCluster;
 let pool: pg.Pool;
 
-/** Opens the store on `schema` (migrating it) and distributes the schema once. */
-async function distributedStore(schema: string, exactSearchMaxRows?: number) {
-  const store = await createPostgresStore({
-    connectionString: cluster.url,
-    topology: 'single-node',
-    schema,
-    vector: 'pgvector',
-    exactSearchMaxRows,
-    maxConnections: 4,
-  });
-  const report = await distributeSchema(clientQueries(pool), schema, { shardCount: 8 });
-  return { store, report };
+/** Opens (and migrates) the store on `schema` of the coordinator; Citus is detected. */
+function openStore(schema: string, options: Partial<PostgresStoreOptions> = {}) {
+  return createPostgresStore({ connectionString: cluster.url, schema, maxConnections: 4, ...options });
+}
+
+/** Every (table, method, distribution column, co-location group) of a schema in Citus' metadata. */
+async function placements(schema: string) {
+  const rows = await pool.query<{ t: string; method: string; key: string | null; group: number }>(
+    `SELECT logicalrelid::text AS t, partmethod::text AS method, column_to_column_name(logicalrelid, partkey) AS key,
+            colocationid::int AS group FROM pg_dist_partition WHERE logicalrelid::text LIKE $1 ORDER BY 1`,
+    [`${schema}.%`],
+  );
+  return rows.rows;
 }
 
 describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus', 'vector'], () => {
   beforeAll(async () => {
-    cluster = await startCitusCluster({ database: 'engram_citus' });
+    cluster = await startCitusCluster({ database: 'engram_citus', settings: { 'citus.shard_count': 8 } });
     process.stderr.write(`citus cluster (coordinator + 2 workers) started in ${cluster.startupMs.toFixed(0)} ms\n`);
     pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
     pool.on('error', () => undefined);
@@ -85,31 +86,51 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     await plain.end();
   });
 
-  it('distributes the Engram schema: memories by tenant, migrations as a reference table; idempotent', async () => {
-    const { store, report } = await distributedStore('engram');
-    expect(report.map((r) => [r.table, r.kind, r.state, r.blockers])).toEqual([
-      ['engram_schema_migrations', 'reference', 'placed', []],
-      ['engram_memories', 'distributed', 'placed', []],
+  it('migrate on the coordinator distributes the Engram tables by tenant and makes the global ones reference tables', async () => {
+    await pool.query(`CREATE SCHEMA engram; CREATE TABLE engram.not_ours (tenant text, x int)`);
+    const store = await openStore('engram', { migrate: false });
+    expect(store.topology.name).toBe('citus');
+    const report = await store.migrateWithReport();
+    expect(report.topology).toBe('citus');
+    expect(report.extension?.state).toBe('present');
+    expect(report.placements).toEqual([
+      { table: 'engram_schema_migrations', kind: 'reference', state: 'placed' },
+      { table: 'engram_memories', kind: 'distributed', state: 'placed' },
     ]);
-    const placed = await pool.query<{ t: string; method: string; key: string | null }>(
-      `SELECT logicalrelid::text AS t, partmethod::text AS method, column_to_column_name(logicalrelid, partkey) AS key
-         FROM pg_dist_partition WHERE logicalrelid::text LIKE 'engram.%' ORDER BY 1`,
-    );
-    expect(placed.rows).toEqual([
-      { t: 'engram.engram_memories', method: 'h', key: 'tenant' },
-      { t: 'engram.engram_schema_migrations', method: 'n', key: null },
+    const placed = await placements('engram');
+    expect(placed.map(({ t, method, key }) => [t, method, key])).toEqual([
+      ['engram.engram_memories', 'h', 'tenant'],
+      ['engram.engram_schema_migrations', 'n', null],
     ]);
+    // Shards on both workers; a table of the schema that is not Engram's is left alone.
     const nodes = await pool.query<{ n: number }>(
       `SELECT count(DISTINCT nodeport)::int AS n FROM citus_shards WHERE table_name::text = 'engram.engram_memories'`,
     );
     expect(nodes.rows[0]?.n).toBe(2);
-    const again = await distributeSchema(clientQueries(pool), 'engram');
-    expect(again.map((r) => r.state)).toEqual(['already', 'already']);
-    // A later per-tenant table is distributed co-located on the next run, if its tenant column
-    // matches the memories table's type and collation (text COLLATE "C").
-    await pool.query(`CREATE TABLE engram.engram_links (tenant text COLLATE "C" NOT NULL, id text, PRIMARY KEY (tenant, id));
-      CREATE TABLE engram.engram_things (tenant text NOT NULL, id text, PRIMARY KEY (tenant, id))`);
-    const later = await distributeSchema(clientQueries(pool), 'engram');
+    const again = await store.migrateWithReport();
+    expect(again.placements.map((p) => p.state)).toEqual(['already', 'already']);
+    await store.close();
+  });
+
+  it('the Citus topology refuses a server that is not a coordinator, saying why', async () => {
+    const plain = cluster.workers[0]!.url('postgres');
+    await expectCode(
+      createPostgresStore({ connectionString: plain, schema: 'forced', topology: 'citus', vector: 'app' }),
+      'CONFIG_ERROR',
+    );
+    const worker = cluster.workers[1]!.url(cluster.database);
+    const error = await createPostgresStore({ connectionString: worker, schema: 'forced', topology: 'citus' }).catch(
+      (e: unknown) => e,
+    );
+    expect(String(error)).toMatch(/needs a coordinator/);
+  });
+
+  it('distributeSchema co-locates a later tenant table whose tenant column matches, and names what blocks another', async () => {
+    const sql = clientQueries(pool);
+    const store = await openStore('later');
+    await pool.query(`CREATE TABLE later.engram_links (tenant text COLLATE "C" NOT NULL, id text, PRIMARY KEY (tenant, id));
+      CREATE TABLE later.engram_things (tenant text NOT NULL, id text, PRIMARY KEY (tenant, id))`);
+    const later = await distributeSchema(sql, 'later');
     expect(later.map((r) => [r.table, r.state, r.blockers])).toEqual([
       ['engram_schema_migrations', 'already', []],
       ['engram_links', 'placed', []],
@@ -120,23 +141,16 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
         ['tenant is text COLLATE "default", not text COLLATE "C" as in engram_memories: it cannot be co-located'],
       ],
     ]);
-    const colocation = await pool.query<{ n: number }>(
-      `SELECT count(DISTINCT colocationid)::int AS n FROM pg_dist_partition
-        WHERE logicalrelid IN ('engram.engram_memories'::regclass, 'engram.engram_links'::regclass)`,
-    );
-    expect(colocation.rows[0]?.n).toBe(1);
-    // Migrating again on the distributed schema is a no-op that still works.
+    const groups = (await placements('later')).filter((p) => p.method === 'h').map((p) => p.group);
+    expect(groups).toHaveLength(2);
+    expect(new Set(groups).size).toBe(1);
     await store.migrate();
     await store.close();
   });
 
   it('a schema distributed before pgvector gains the column, its backfill and index on every shard; later migrations apply', async () => {
-    const app = await createPostgresStore({
-      connectionString: cluster.url,
-      topology: 'single-node',
-      schema: 'late',
-      vector: 'app',
-    });
+    const app = await openStore('late', { vector: 'app' });
+    expect((await placements('late')).map((p) => p.method)).toEqual(['h', 'n']);
     const random = seededRandom(41);
     const records = Array.from({ length: 30 }, (_, i) =>
       makeRecord({
@@ -147,24 +161,11 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       }),
     );
     await app.insert(records);
-    expect((await distributeSchema(clientQueries(pool), 'late', { shardCount: 4 })).map((r) => r.state)).toEqual([
-      'placed',
-      'placed',
-    ]);
-    const before = await app.denseSearch({
-      filter: { scope: { tenant: 't1' } },
-      vector: records[1]!.vector!,
-      model: 'm',
-      limit: 5,
-    });
+    const query = { filter: { scope: { tenant: 't1' } }, vector: records[1]!.vector!, model: 'm', limit: 5 };
+    const before = await app.denseSearch(query);
     await app.close();
     // Opened with pgvector: ALTER TABLE … ADD COLUMN and the backfill UPDATE run on every shard.
-    const withVector = await createPostgresStore({
-      connectionString: cluster.url,
-      topology: 'single-node',
-      schema: 'late',
-      vector: 'pgvector',
-    });
+    const withVector = await openStore('late', { vector: 'pgvector' });
     const missing = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM late.engram_memories WHERE embedding IS NULL OR vector_dims(embedding) <> embed_dim`,
     );
@@ -172,15 +173,8 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     const onShards = await pool.query<{ result: string }>(
       `SELECT result FROM run_command_on_shards('late.engram_memories', $$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '%s'::regclass AND c.relname LIKE '%%hnsw%%'$$)`,
     );
-    expect(onShards.rows.map((r) => r.result)).toEqual(['1', '1', '1', '1']);
-    expect(
-      await withVector.denseSearch({
-        filter: { scope: { tenant: 't1' } },
-        vector: records[1]!.vector!,
-        model: 'm',
-        limit: 5,
-      }),
-    ).toEqual(before);
+    expect(onShards.rows.map((r) => r.result)).toEqual(Array(8).fill('1'));
+    expect(await withVector.denseSearch(query)).toEqual(before);
     await withVector.close();
     // A later migration: DDL on the distributed table and the version row in the reference table, one transaction.
     const next = [
@@ -195,7 +189,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     const level = await pool.query<{ result: string }>(
       `SELECT result FROM run_command_on_shards('late.engram_memories', $$SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = '%s'::regclass AND c.relname LIKE 'engram_memories_level%%'$$)`,
     );
-    expect(level.rows.map((r) => r.result)).toEqual(['1', '1', '1', '1']);
+    expect(level.rows.map((r) => r.result)).toEqual(Array(8).fill('1'));
   });
 
   it('names what blocks distribution, and places only what it can, in foreign-key order', async () => {
@@ -212,7 +206,8 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       CREATE UNIQUE INDEX tagged_tag ON blocked.tagged (tag);
       CREATE FUNCTION blocked.touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
       CREATE TRIGGER touch BEFORE INSERT ON blocked.events FOR EACH ROW EXECUTE FUNCTION blocked.touch();`);
-    const plans = await planCitusDistribution(clientQueries(pool), 'blocked');
+    const sql = clientQueries(pool);
+    const plans = await planCitusDistribution(sql, 'blocked');
     const byTable = (name: string): CitusTablePlan => plans.find((p) => p.table === name)!;
     expect(byTable('codes')).toMatchObject({ kind: 'reference', blockers: [], notes: [] });
     expect(byTable('pk_without').blockers).toEqual(['primary key pk_without_pkey does not include tenant']);
@@ -233,7 +228,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     expect(byTable('tagged').blockers).toEqual(['unique index tagged_tag does not include tenant']);
 
     await pool.query('DROP TRIGGER touch ON blocked.events');
-    const report = await distributeSchema(clientQueries(pool), 'blocked', { shardCount: 4 });
+    const report = await distributeSchema(sql, 'blocked', { shardCount: 4 });
     const states = Object.fromEntries(report.map((r) => [r.table, r.state]));
     expect(states).toEqual({
       codes: 'placed',
@@ -248,7 +243,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
   });
 
   it('pgvector settings reach the worker: a small user in a big tenant gets a full pool from the HNSW index', async () => {
-    const { store } = await distributedStore('dense_citus');
+    const store = await openStore('dense_citus', { vector: 'pgvector' });
     const random = seededRandom(23);
     const dim = 16;
     const rows = Array.from({ length: 4200 }, (_, i) => ({
@@ -265,18 +260,19 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     const names = pgNames('dense_citus');
     const client = await pool.connect();
     try {
-      const caps = await detectPgVector(clientQueries(client));
+      const sql = clientQueries(client);
+      const caps = await detectPgVector(sql);
       expect(caps).toMatchObject({ citus: true, iterativeScan: true });
       await client.query('BEGIN');
       const q = randomVector(random, dim);
       const request = {
-        where: `tenant = $1 AND user_id = $2`,
+        where: `m.tenant = $1 AND m.user_id = $2`,
         params: ['big', 'small'],
         space: { model: 'm', dim },
         vector: q,
         limit: 10,
       };
-      const result = await pgvectorDenseSearch(clientQueries(client), names, caps, request, { exactMaxRows: 50 });
+      const result = await pgvectorDenseSearch(sql, names, caps, request, { exactMaxRows: 50 });
       // Without the settings on the worker, the walk would stop at ef_search rows and come back short.
       expect(result.path).toBe('hnsw');
       expect(result.candidates).toHaveLength(10);
@@ -300,26 +296,107 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
   });
 
   describe('store conformance on the distributed schema', () => {
-    let distributed = false;
     runStoreConformance(
       'citus (distributed by tenant, pgvector, HNSW above 5 rows)',
       async () => {
-        const store = await createPostgresStore({
-          connectionString: cluster.url,
-          topology: 'single-node',
-          schema: 'conformance',
-          vector: 'pgvector',
-          exactSearchMaxRows: 5,
-          maxConnections: 4,
-        });
-        if (!distributed) {
-          const report = await distributeSchema(clientQueries(pool), 'conformance', { shardCount: 8 });
-          expect(report.map((r) => r.state)).toEqual(['placed', 'placed']);
-          distributed = true;
-        }
+        const store = await openStore('conformance', { vector: 'pgvector', exactSearchMaxRows: 5 });
         return { store, cleanup: () => store.close() };
       },
-      { skip: CITUS_INSERT_SKIPS },
+      { corruptVector: corruptVectorIn(() => cluster.url, 'conformance') },
     );
   });
+
+  it('every statement the store makes for one tenant is routed to one shard (EXPLAIN: Task Count: 1)', async () => {
+    const log: RecordedStatement[] = [];
+    const recorded = recordingPool(cluster.url, log);
+    // Two stores: one takes the HNSW path above 20 rows, one the default (measured) cut-over.
+    const hnsw = await createPostgresStore({ pool: recorded, schema: 'routed', exactSearchMaxRows: 20 });
+    const measured = await createPostgresStore({ pool: recorded, schema: 'routed' });
+    const tenant = 'acme';
+    try {
+      const random = seededRandom(31);
+      const records: MemoryRecord[] = Array.from({ length: 60 }, (_, i) =>
+        makeRecord({
+          id: `m${i}`,
+          text: `note ${i} about coffee and tea`,
+          scope: { tenant, user: i % 2 === 0 ? 'ann' : 'bob' },
+          tags: i % 3 === 0 ? ['x'] : [],
+          embedding: { model: 'm', dim: 8 },
+          vector: randomVector(random, 8),
+        }),
+      );
+      log.length = 0;
+      await hnsw.insert(records);
+      await tenantCalls(hnsw, tenant, random);
+      await tenantCalls(measured, tenant, random);
+      const statements = dataStatements(log);
+      expect(statements.length).toBeGreaterThanOrEqual(15);
+      expect(statements.some((s) => /^INSERT INTO .* VALUES/s.test(s.sql))).toBe(true);
+      // Both dense paths were taken: the HNSW index scan and the exact scan.
+      expect(statements.some((s) => /ORDER BY m\.embedding::vector\(8\) <=>/.test(s.sql))).toBe(true);
+      expect(statements.some((s) => /ORDER BY m\.embedding <=> \$\d+::vector, m\.id/.test(s.sql))).toBe(true);
+      const notRouted: string[] = [];
+      for (const s of statements) {
+        // The tenant key travels with every statement.
+        expect(s.params, s.sql).toContain(tenant);
+        const plan = await explain(pool, s);
+        if (!/Task Count: 1\n/.test(`${plan}\n`)) notRouted.push(`${s.sql}\n${plan}`);
+      }
+      expect(notRouted).toEqual([]);
+    } finally {
+      await hnsw.close();
+      await measured.close();
+      await recorded.end();
+    }
+  });
+
+  // Compared with the same engine on one server: local tables of the coordinator, app-side
+  // vectors (PostgreSQL's ts_rank is its lexical relevance; SQLite's bm25 differs by design).
+  runMemoryApiConformance(
+    'Engram on Citus (coordinator + 2 workers, pgvector)',
+    async () => {
+      const store = await openStore('api', { vector: 'pgvector', exactSearchMaxRows: 5 });
+      const engram = await Engram.open({ store, embedder: new HashedEmbedder() });
+      return { api: engram, cleanup: () => engram.close() };
+    },
+    {
+      reference: async () =>
+        Engram.open({
+          store: await openStore('api_reference', { topology: 'single-node', vector: 'app' }),
+          embedder: new HashedEmbedder(),
+        }),
+    },
+  );
 });
+
+/** One of each per-tenant call of the store contract. */
+async function tenantCalls(
+  store: Awaited<ReturnType<typeof createPostgresStore>>,
+  tenant: string,
+  random: () => number,
+): Promise<void> {
+  await store.get(tenant, ['m1', 'm2']);
+  await store.getTexts(tenant, ['m1', 'm3']);
+  await store.getVectors(tenant, ['m1', 'm3']);
+  await store.update(
+    tenant,
+    'm4',
+    { text: 'tea only', tags: ['y'], updatedAt: new Date().toISOString() },
+    { vector: randomVector(random, 8), embedding: { model: 'm', dim: 8 } },
+  );
+  const page = await store.list({ scope: { tenant } }, { limit: 5, order: 'updatedAt', direction: 'desc' });
+  await store.list(
+    { scope: { tenant } },
+    { limit: 5, cursor: page.nextCursor ?? undefined, order: 'updatedAt', direction: 'desc' },
+  );
+  await store.count({ scope: { tenant, user: 'ann' }, tags: ['x'] });
+  await store.stats({ scope: { tenant } });
+  const q = randomVector(random, 8);
+  await store.denseSearch({ filter: { scope: { tenant, user: 'ann' } }, vector: q, model: 'm', limit: 5 });
+  await store.denseSearch({ filter: { scope: { tenant }, ids: ['m1', 'm2'] }, vector: q, model: 'm', limit: 5 });
+  await store.lexicalSearch({ filter: { scope: { tenant } }, terms: ['coffee'], limit: 5 });
+  await store.lexicalSearch({ filter: { scope: { tenant } }, terms: ['tea'], limit: 5, space: { model: 'm', dim: 8 } });
+  await store.recordUsage(tenant, ['m1', 'm2'], new Date().toISOString());
+  await store.setUsage(tenant, [{ id: 'm1', count: 3, lastUsedAt: null }]);
+  await store.delete(tenant, ['m5']);
+}

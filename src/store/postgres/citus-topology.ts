@@ -10,6 +10,19 @@ export interface CitusTopologyOptions {
   shardCount?: number | undefined;
 }
 
+/** Throws CONFIG_ERROR unless this server is a Citus coordinator, saying what it is instead. */
+async function assertCoordinator(sql: SqlQueries): Promise<void> {
+  const status = await detectCitus(sql);
+  if (status.coordinator) return;
+  throw new EngramError(
+    'CONFIG_ERROR',
+    status.installed
+      ? 'the Citus topology needs a coordinator: this node is not one (connect to the coordinator, with its workers added)'
+      : 'the Citus topology needs the citus extension on this server (shared_preload_libraries = citus, CREATE EXTENSION citus)',
+    { details: { citus: status.version } },
+  );
+}
+
 /** What stands in the way of placing one Engram table as its role requires. */
 function misplaced(report: CitusTableReport, perTenant: boolean): string | null {
   const want = perTenant ? 'distributed' : 'reference';
@@ -33,16 +46,7 @@ export function citusTopology(options: CitusTopologyOptions = {}): PgTopology {
     name: 'citus',
     batchInsert: 'values',
     async afterMigrations(sql: SqlQueries, names: PgNames): Promise<PgTablePlacement[]> {
-      const status = await detectCitus(sql);
-      if (!status.coordinator) {
-        throw new EngramError(
-          'CONFIG_ERROR',
-          status.installed
-            ? 'the Citus topology needs a coordinator: this node is not one (run migrate against the coordinator, with its workers added)'
-            : 'the Citus topology needs the citus extension on this server (CREATE EXTENSION citus)',
-          { details: { citus: status.version } },
-        );
-      }
+      await assertCoordinator(sql);
       const tenant = names.tenantTables.map((t) => tableName(names, t));
       const global = names.globalTables.map((t) => tableName(names, t));
       const reports = await distributeSchema(sql, names.schemaName, {
@@ -69,7 +73,10 @@ export type PgTopologyChoice = PgTopology | 'auto' | 'single-node' | 'citus';
  */
 export async function resolvePgTopology(sql: SqlQueries, choice: PgTopologyChoice = 'auto'): Promise<PgTopology> {
   if (typeof choice !== 'string') return choice;
-  if (choice === 'citus') return citusTopology();
+  if (choice === 'citus') {
+    await assertCoordinator(sql);
+    return citusTopology();
+  }
   if (choice === 'single-node') return SINGLE_NODE;
   return (await detectCitus(sql)).coordinator ? citusTopology() : SINGLE_NODE;
 }
