@@ -7,6 +7,8 @@
  * planner's blockers and pgvector settings reaching the worker are checked on the modules.
  * Faults (a worker stopped, the coordinator restarted, an online rebalance): citus-faults.test.ts.
  */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engram } from '../../src/engram.js';
@@ -38,6 +40,8 @@ import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
 
 let cluster: CitusCluster;
 let pool: pg.Pool;
+const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const BIN = join(process.cwd(), 'src', 'cli', 'bin.ts');
 
 /** Opens (and migrates) the store on `schema` of the coordinator; Citus is detected. */
 function openStore(schema: string, options: Partial<PostgresStoreOptions> = {}) {
@@ -110,6 +114,17 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     const again = await store.migrateWithReport();
     expect(again.placements.map((p) => p.state)).toEqual(['already', 'already']);
     await store.close();
+  });
+
+  it('`engram migrate` on the coordinator prints where each table went', async () => {
+    const run = (): string =>
+      execFileSync(TSX, [BIN, '--store', cluster.url, 'migrate'], { encoding: 'utf8', env: { ...process.env } });
+    const first = run().split('\n');
+    expect(first).toContain('topology: citus');
+    expect(first).toContain('  engram_memories: distributed by tenant (placed now)');
+    expect(first).toContain('  engram_schema_migrations: reference table (placed now)');
+    expect(first).toContainEqual(expect.stringMatching(/^pgvector: pgvector 0\.\d+\.\d+ is installed$/));
+    expect(run().split('\n')).toContain('  engram_memories: distributed by tenant (already)');
   });
 
   it('the Citus topology refuses a server that is not a coordinator, saying why', async () => {

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { clientQueries } from '../../src/store/postgres/pg-query-runner.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DenseCandidate, MemoryRecord } from '../../src/store/memory-store.js';
+import { migrateStore } from '../../src/store/migrate-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { pgNames } from '../../src/store/postgres/pg-names.js';
 import { pgvectorDenseSearch, type PgVectorSearchRequest } from '../../src/store/postgres/pgvector-dense.js';
@@ -152,20 +153,41 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
         ["beta's", 8, 'present'],
       ]);
       await store.close();
+      // What `engram migrate` prints for this database.
+      const summary = await migrateStore(url);
+      expect(summary.lines.slice(0, 3)).toEqual([
+        'postgres schema is up to date (version 2)',
+        expect.stringMatching(/^pgvector: pgvector 0\.\d+\.\d+ is installed$/),
+        'dense search: pgvector HNSW per embedding space, exact scan for small scopes',
+      ]);
+      expect(summary.lines.slice(3)).toEqual([
+        // In (model, dimension) order: alpha/8, alpha/12, beta's/8.
+        ...[spaces[0]!, spaces[2]!, spaces[1]!].map((s) => `  ${denseIndexName(names.prefix, s)} exists`),
+        'topology: one server',
+      ]);
     } finally {
       client.release();
       await fresh.end();
     }
   });
 
-  it('a role that may not create the extension is told so, and nothing is created', async () => {
-    const url = await cluster.createDatabase('no_privilege');
+  it('migrate as a role that may not create the extension says so, runs without it, and creates nothing', async () => {
     await pool.query(`DO $$ BEGIN CREATE ROLE engram_app LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
-    const asApp = new pg.Pool({ connectionString: url.replace('postgres@', 'engram_app@'), max: 1 });
+    await pool.query('CREATE DATABASE no_privilege OWNER engram_app');
+    const url = cluster.url.replace('postgres@', 'engram_app@').replace(/\/[^/]+$/, '/no_privilege');
+    const asApp = new pg.Pool({ connectionString: url, max: 1 });
     try {
       const report = await ensurePgVectorExtension(clientQueries(asApp));
       expect(report.state).toBe('no-privilege');
-      expect(report.message).toMatch(/superuser/);
+      const summary = await migrateStore(url);
+      expect(summary.lines).toEqual([
+        'postgres: applied migrations 1, 2 (schema version 2)',
+        expect.stringMatching(
+          /^pgvector: .*this role may not create it \(needs a superuser\).*dense search scores rows in the application$/,
+        ),
+        'dense search: exact, every matching row scored in the application',
+        'topology: one server',
+      ]);
       const ext = await asApp.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
       expect(ext.rows).toHaveLength(0);
     } finally {
