@@ -30,6 +30,21 @@ function parseConnectionString(connectionString: string): void {
   }
 }
 
+/** How long node-postgres waits past the server's `statement_timeout` before it gives up itself. */
+const CLIENT_TIMEOUT_MARGIN_MS = 250;
+
+/**
+ * `statement_timeout` for the server, and a client-side `query_timeout` a little later: a server
+ * waiting on a node that stopped answering (a frozen Citus worker) cannot always cancel in time,
+ * since the cancel itself goes to that node.
+ */
+function statementTimeouts(ms: number | undefined): pg.PoolConfig {
+  if (ms === undefined) return {};
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new EngramError('CONFIG_ERROR', 'statementTimeoutMs must be a positive integer');
+  return { statement_timeout: ms, query_timeout: ms + CLIENT_TIMEOUT_MARGIN_MS };
+}
+
 /**
  * Opens a PostgreSQL store: checks the URL, connects once (failing fast with
  * EngramError('STORE_ERROR', details.pgCode = ECONNREFUSED / 28P01 / 3D000 …) or
@@ -52,6 +67,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
+      ...statementTimeouts(options.statementTimeoutMs),
     });
     owns = true;
   }

@@ -127,6 +127,8 @@ export async function applyPgMigrations(
   let topologyFailed: string | undefined;
   try {
     await client.query('BEGIN');
+    // DDL on a large table (a backfill, an index, distributing it) may take long: never cut short.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${names.migrations} (

@@ -52,7 +52,10 @@ export class PgVectorDenseSearch implements PgDenseSearch {
       if (this.indexed.has(key)) continue;
       const report = await this.context.runner.transaction(
         'create hnsw index',
-        (sql) => ensureDenseIndex(sql, this.context.names, { model, dim }, this.options.build),
+        async (sql) => {
+          await sql.run('SET LOCAL statement_timeout = 0', []); // an index build scans the table
+          return ensureDenseIndex(sql, this.context.names, { model, dim }, this.options.build);
+        },
         { idempotent: true },
       );
       reports.push(report);

@@ -36,6 +36,14 @@ export interface PostgresStoreOptions {
    * @default { m: 32, efConstruction: 128, efSearch: 400 }
    */
   hnsw?: { m?: number | undefined; efConstruction?: number | undefined; efSearch?: number | undefined } | undefined;
+  /**
+   * The server cancels a statement running longer than this (`statement_timeout`), and the call
+   * fails with TIMEOUT (retryable): the bound on how long a request waits for a node that stopped
+   * answering (a hung server, a Citus worker behind a partition; a refused connection fails at
+   * once with STORE_UNAVAILABLE). Migrations and index builds are exempt. Applies to a pool the
+   * store creates. @default no limit
+   */
+  statementTimeoutMs?: number | undefined;
   /** Isolation level of write transactions. CockroachDB always runs SERIALIZABLE. @default 'read committed' */
   isolation?: PgIsolation | undefined;
   /** Retries of transient failures (40001, 40P01, "restart transaction", lost connections). */
