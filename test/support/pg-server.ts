@@ -43,6 +43,13 @@ export interface PgServer {
   start(): Promise<void>;
   /** 'fast' = SIGINT (clean shutdown), 'immediate' = SIGQUIT, 'kill' = SIGKILL (a crash). Keeps the data. */
   stop(mode?: PgStopMode): Promise<void>;
+  /**
+   * Freezes the server and every backend (SIGSTOP): connections stay open but nothing answers,
+   * like a hung node or one behind a network partition. {@link resume} thaws it.
+   */
+  pause(): void;
+  /** Thaws a {@link pause}d server (SIGCONT). */
+  resume(): void;
   /** Stops the server and removes its files. Safe to call twice. */
   destroy(): Promise<void>;
   /** What the server printed (startup errors). */
@@ -277,6 +284,7 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
   };
 
   const stop = async (mode: PgStopMode = 'fast'): Promise<void> => {
+    signalAll('SIGCONT'); // a paused server cannot shut down
     // Signal the postmaster itself, not the runuser wrapper.
     const pid = postmasterPidIn(dataDir);
     if (pid !== null && alive(pid)) {
@@ -291,9 +299,28 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
     exited = true;
   };
 
+  const family = (): number[] => {
+    const pid = postmasterPidIn(dataDir);
+    if (pid === null) return [];
+    let children: number[] = [];
+    try {
+      children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map(Number);
+    } catch {
+      // pgrep exits 1 when there are no children.
+    }
+    return [pid, ...children.filter((c) => Number.isInteger(c) && c > 0)];
+  };
+  const signalAll = (signal: NodeJS.Signals): void => {
+    for (const pid of family()) if (alive(pid)) process.kill(pid, signal);
+  };
+
   const destroy = async (): Promise<void> => {
     if (destroyed) return;
     destroyed = true;
+    signalAll('SIGCONT');
     await stop('fast');
     rmSync(dir, { recursive: true, force: true });
     live.delete(dir);
@@ -314,6 +341,8 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
     },
     start,
     stop,
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
     destroy,
     log,
   };
