@@ -4,14 +4,14 @@
  * (bench/lib/synthetic-corpus.ts), and the LoCoMo questions (categories 1–4) with their real
  * vectors as queries.
  */
-import { readLocomoFile } from '../../src/import/locomo.js';
 import type { MemoryRecord } from '../../src/store/memory-store.js';
 import { makeRecord } from '../../test/store/fixtures/records.js';
 import { openBenchEmbedder } from './bench-embedder.js';
+import { defaultLocomoData, readLocomoBench } from './locomo-questions.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './synthetic-corpus.js';
 
 /** LoCoMo dev split beside the main checkout (`--data` overrides it). */
-export const DEFAULT_LOCOMO = new URL('../../../shared/data/locomo-dev.json', import.meta.url).pathname;
+export const DEFAULT_LOCOMO = defaultLocomoData();
 
 export interface LocomoCorpus {
   model: string;
@@ -22,7 +22,7 @@ export interface LocomoCorpus {
 
 /** Embeds (or reads from the cache) the turns and questions of `data` and grows the corpus to `size`. */
 export async function loadLocomoCorpus(data: string, size: number): Promise<LocomoCorpus> {
-  const conversations = await readLocomoFile(data);
+  const conversations = await readLocomoBench(data);
   const baseTexts = [...new Set(conversations.flatMap((c) => c.memories.map((m) => m.text)))];
   const questionTexts = [
     ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),

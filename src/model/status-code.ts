@@ -12,6 +12,8 @@ const CODE_OF_STATUS: Readonly<Record<number, EngramErrorCode>> = {
   408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  // Both safety rejections answer 422; without a body the content rule is the likelier one.
+  422: 'SENSITIVE_DATA_REJECTED',
   502: 'EMBEDDER_ERROR',
   503: 'STORE_BUSY',
   504: 'TIMEOUT',

@@ -99,20 +99,26 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     expect(report.extension?.state).toBe('present');
     expect(report.placements).toEqual([
       { table: 'engram_schema_migrations', kind: 'reference', state: 'placed' },
+      { table: 'engram_formation_jobs', kind: 'distributed', state: 'placed' },
       { table: 'engram_memories', kind: 'distributed', state: 'placed' },
+      { table: 'engram_memory_history', kind: 'distributed', state: 'placed' },
     ]);
     const placed = await placements('engram');
     expect(placed.map(({ t, method, key }) => [t, method, key])).toEqual([
+      ['engram.engram_formation_jobs', 'h', 'tenant'],
       ['engram.engram_memories', 'h', 'tenant'],
+      ['engram.engram_memory_history', 'h', 'tenant'],
       ['engram.engram_schema_migrations', 'n', null],
     ]);
+    // Memories, their history and the work queue of one tenant live in one shard group.
+    expect(new Set(placed.filter((p) => p.method === 'h').map((p) => p.group)).size).toBe(1);
     // Shards on both workers; a table of the schema that is not Engram's is left alone.
     const nodes = await pool.query<{ n: number }>(
       `SELECT count(DISTINCT nodeport)::int AS n FROM citus_shards WHERE table_name::text = 'engram.engram_memories'`,
     );
     expect(nodes.rows[0]?.n).toBe(2);
     const again = await store.migrateWithReport();
-    expect(again.placements.map((p) => p.state)).toEqual(['already', 'already']);
+    expect(again.placements.map((p) => p.state)).toEqual(['already', 'already', 'already', 'already']);
     await store.close();
   });
 
@@ -148,8 +154,10 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
     const later = await distributeSchema(sql, 'later');
     expect(later.map((r) => [r.table, r.state, r.blockers])).toEqual([
       ['engram_schema_migrations', 'already', []],
+      ['engram_formation_jobs', 'already', []],
       ['engram_links', 'placed', []],
       ['engram_memories', 'already', []],
+      ['engram_memory_history', 'already', []],
       [
         'engram_things',
         'blocked',
@@ -157,7 +165,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       ],
     ]);
     const groups = (await placements('later')).filter((p) => p.method === 'h').map((p) => p.group);
-    expect(groups).toHaveLength(2);
+    expect(groups).toHaveLength(4);
     expect(new Set(groups).size).toBe(1);
     await store.migrate();
     await store.close();
@@ -165,7 +173,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
 
   it('a schema distributed before pgvector gains the column, its backfill and index on every shard; later migrations apply', async () => {
     const app = await openStore('late', { vector: 'app' });
-    expect((await placements('late')).map((p) => p.method)).toEqual(['h', 'n']);
+    expect((await placements('late')).map((p) => p.method)).toEqual(['h', 'h', 'h', 'n']);
     const random = seededRandom(41);
     const records = Array.from({ length: 30 }, (_, i) =>
       makeRecord({
@@ -317,7 +325,15 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
         const store = await openStore('conformance', { vector: 'pgvector', exactSearchMaxRows: 5 });
         return { store, cleanup: () => store.close() };
       },
-      { corruptVector: corruptVectorIn(() => cluster.url, 'conformance') },
+      {
+        corruptVector: corruptVectorIn(() => cluster.url, 'conformance'),
+        childSpec: () => ({
+          kind: 'postgres' as const,
+          url: cluster.url,
+          schema: 'conformance',
+          vector: 'pgvector' as const,
+        }),
+      },
     );
   });
 
@@ -344,9 +360,13 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       await hnsw.insert(records);
       await tenantCalls(hnsw, tenant, random);
       await tenantCalls(measured, tenant, random);
+      await formationCalls(hnsw, tenant);
       const statements = dataStatements(log);
       expect(statements.length).toBeGreaterThanOrEqual(15);
       expect(statements.some((s) => /^INSERT INTO .* VALUES/s.test(s.sql))).toBe(true);
+      // The formation tables were written and read too (history, episodes, the work queue).
+      for (const table of ['engram_memory_history', 'engram_formation_jobs'])
+        expect(statements.some((s) => s.sql.includes(`"routed".${table}`))).toBe(true);
       // Both dense paths were taken: the HNSW index scan and the exact scan.
       expect(statements.some((s) => /ORDER BY m\.embedding::vector\(8\) <=>/.test(s.sql))).toBe(true);
       expect(statements.some((s) => /ORDER BY m\.embedding <=> \$\d+::vector, m\.id/.test(s.sql))).toBe(true);
@@ -414,4 +434,49 @@ async function tenantCalls(
   await store.recordUsage(tenant, ['m1', 'm2'], new Date().toISOString());
   await store.setUsage(tenant, [{ id: 'm1', count: 3, lastUsedAt: null }]);
   await store.delete(tenant, ['m5']);
+}
+
+/** One tenant's formation storage calls: episodes with their job, the queue's life cycle, the history log. */
+async function formationCalls(store: Awaited<ReturnType<typeof createPostgresStore>>, tenant: string): Promise<void> {
+  const formation = store.formation!;
+  const scope = { tenant, user: 'ann' };
+  const at = '2026-03-01T09:00:00.000Z';
+  const turn = {
+    role: 'user' as const,
+    text: 'I moved to Lyon',
+    speaker: null,
+    session: 's1',
+    messageId: 'x1',
+    occurredAt: at,
+  };
+  const plans = await formation.episodes.appendEpisodes([{ scope, origin: 'capture', turn }], {
+    at,
+    jobsFor: (p) => [
+      {
+        scope,
+        idempotencyKey: 'w1',
+        extractor: { name: 'rules', version: 'r1' },
+        episodeIds: p.map((x) => x.episode.id),
+        session: 's1',
+        timezoneOffsetMinutes: 0,
+      },
+    ],
+  });
+  const id = plans[0]!.episode.id;
+  await formation.episodes.getEpisodes(tenant, [id]);
+  await formation.episodes.findEpisode(scope, plans[0]!.episode.textKey);
+  const [job] = await formation.queue.claim({ owner: 'w', limit: 2, now: at, leaseMs: 60_000, tenant });
+  await formation.queue.renew(tenant, job!.id, 'w', '2026-03-01T09:05:00.000Z');
+  await formation.queue.fail(
+    tenant,
+    job!.id,
+    'w',
+    { code: 'LLM_ERROR', message: 'down', retryable: true, at },
+    { state: 'retrying', nextRunAt: '2026-03-01T09:10:00.000Z', delayMs: 600_000 },
+  );
+  await formation.queue.status(tenant);
+  await formation.queue.list(tenant, { states: ['retrying'] });
+  await formation.history.list(tenant, id);
+  await formation.history.forMemories(tenant, [id, 'm1']);
+  await formation.history.orphans(tenant);
 }

@@ -28,11 +28,13 @@ import type { SqlQueries } from '../../src/store/sql/query-runner.js';
 import { unitDot, unitVector } from '../../src/vector/unit-cosine.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { describeWithPgExtensions } from '../support/pg-extensions.js';
+import { PG_MIGRATIONS } from '../../src/store/postgres/pg-migrations.js';
 import { runStoreConformance } from './conformance.js';
 import { corruptVectorIn } from './fixtures/pg-corrupt-vector.js';
 import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
 
 let cluster: PgCluster;
+const LATEST = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 let pool: pg.Pool;
 
 /** Runs `work` on one connection inside BEGIN … ROLLBACK (the search uses SET LOCAL). */
@@ -102,7 +104,15 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
       });
       return { store, cleanup: () => store.close() };
     },
-    { corruptVector: corruptVectorIn(() => cluster.url, 'conformance') },
+    {
+      corruptVector: corruptVectorIn(() => cluster.url, 'conformance'),
+      childSpec: () => ({
+        kind: 'postgres' as const,
+        url: cluster.url,
+        schema: 'conformance',
+        vector: 'pgvector' as const,
+      }),
+    },
   );
 
   it('migrate creates the extension and one HNSW index per (model, dimension), and says what it did', async () => {
@@ -156,7 +166,7 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
       // What `engram migrate` prints for this database.
       const summary = await migrateStore(url);
       expect(summary.lines.slice(0, 3)).toEqual([
-        'postgres schema is up to date (version 2)',
+        `postgres schema is up to date (version ${LATEST})`,
         expect.stringMatching(/^pgvector: pgvector 0\.\d+\.\d+ is installed$/),
         'dense search: pgvector HNSW per embedding space, exact scan for small scopes',
       ]);
@@ -181,7 +191,7 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
       expect(report.state).toBe('no-privilege');
       const summary = await migrateStore(url);
       expect(summary.lines).toEqual([
-        'postgres: applied migrations 1, 2 (schema version 2)',
+        `postgres: applied migrations ${PG_MIGRATIONS.map((m) => m.version).join(', ')} (schema version ${LATEST})`,
         expect.stringMatching(
           /^pgvector: .*this role may not create it \(needs a superuser\).*dense search scores rows in the application$/,
         ),

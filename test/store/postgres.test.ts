@@ -36,7 +36,10 @@ runStoreConformance(
     const store = await createPostgresStore({ connectionString: cluster.url, maxConnections: 4, vector: 'app' });
     return { store, cleanup: () => store.close() };
   },
-  { corruptVector: corruptVectorIn(() => cluster.url, 'public') },
+  {
+    corruptVector: corruptVectorIn(() => cluster.url, 'public'),
+    childSpec: () => ({ kind: 'postgres' as const, url: cluster.url, schema: 'public', vector: 'app' as const }),
+  },
 );
 
 describe('postgres specifics', () => {

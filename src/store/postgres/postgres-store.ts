@@ -59,7 +59,7 @@ export class PostgresStore extends SqlMemoryStore {
   ) {
     super();
     this.names = pgNames(options.schema ?? 'public');
-    this.dialect = createPgDialect(this.names);
+    this.dialect = createPgDialect(this.names, topology.batchInsert);
     this.runner = new PgQueryRunner(pool, options.isolation, options.retry);
     this.dense = appSideDenseSearch(this.denseContext);
   }
