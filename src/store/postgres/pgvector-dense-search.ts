@@ -2,7 +2,7 @@ import type { EmbeddingInfo } from '../../model/memory.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
 import type { PgDenseContext, PgDenseSearch, PgVectorColumn } from './pg-dense-search.js';
-import { pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
+import { CUTOVER_MIN, pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
 import {
   ensureDenseIndex,
   type DenseIndexReport,
@@ -73,8 +73,17 @@ export class PgVectorDenseSearch implements PgDenseSearch {
       space: { model: query.model, dim: unit.length },
       vector: query.vector,
       limit: query.limit,
+      maxRows: query.filter.ids === undefined ? undefined : new Set(query.filter.ids).size,
     };
     const tuning = { ...this.options.tuning, scopeSizes: this.scopeSizes };
+    // A search among a few given ids (recall scoring its lexical-only candidates) is one exact
+    // statement: no transaction, count or settings (on Citus each is another trip to a worker).
+    if (request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN) {
+      const found = await runner.read('denseSearch', (sql) =>
+        pgvectorDenseSearch(sql, names, this.options.caps, request, tuning),
+      );
+      return found.candidates;
+    }
     const result = await runner.transaction(
       'denseSearch',
       (sql) => pgvectorDenseSearch(sql, names, this.options.caps, request, tuning),

@@ -64,6 +64,8 @@ export interface PgVectorSearchRequest {
   /** The query vector (any length-`space.dim` finite vector; it is normalised here). */
   vector: Float32Array;
   limit: number;
+  /** An upper bound on the rows the filter can match (an explicit id list), when the caller knows one. */
+  maxRows?: number | undefined;
 }
 
 /** How the candidates were found. */
@@ -97,7 +99,7 @@ function hnswSettings(caps: PgVectorCapabilities, fetch: number, tuning: PgVecto
 }
 
 /** Bounds of the cut-over: below 200 rows exact is always cheap; counting past 50,000 is not. */
-const CUTOVER_MIN = 200;
+export const CUTOVER_MIN = 200;
 const CUTOVER_MAX = 50_000;
 
 /**
@@ -106,7 +108,7 @@ const CUTOVER_MAX = 50_000;
  */
 function cutoverSql(names: PgNames, index: string, fetch: number, tuning: PgVectorSearchTuning): string {
   if (tuning.exactMaxRows !== undefined) return String(positiveInt(tuning.exactMaxRows, 'exactMaxRows'));
-  const ratio = tuning.cutoverRatio ?? 1.3;
+  const ratio = tuning.cutoverRatio ?? 2.3;
   const fallback = positiveInt(tuning.defaultCutover ?? 2500, 'defaultCutover');
   if (!(ratio > 0 && Number.isFinite(ratio))) throw new RangeError('cutoverRatio must be a positive number');
   const estimate = `(SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass(${quoteLiteral(`${names.schema}.${quoteIdent(index)}`)}))`;
@@ -116,7 +118,7 @@ function cutoverSql(names: PgNames, index: string, fetch: number, tuning: PgVect
 
 /**
  * Dense candidates of one scope. `sql` must be inside a transaction (the HNSW path uses
- * `SET LOCAL`); `caps` from {@link detectPgVector}. The space must have an `embedding` column
+ * `SET LOCAL`), except for a request bounded by `maxRows` ≤ {@link CUTOVER_MIN} (always exact, one statement); `caps` from {@link detectPgVector}. The space must have an `embedding` column
  * and, for the HNSW path, its index (pgvector-indexes.ts); a space pgvector cannot index is
  * always scanned exactly.
  */
@@ -146,7 +148,8 @@ export async function pgvectorDenseSearch(
       limit,
     );
 
-  if (shape.type === null) return { candidates: await exact(), path: 'exact' };
+  const bounded = request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN;
+  if (shape.type === null || bounded) return { candidates: await exact(), path: 'exact' };
   const cacheKey = `${names.memories}\u0000${base}\u0000${fetch}\u0000${JSON.stringify(params.slice(0, params.length - 2))}`;
   let side = tuning.scopeSizes?.get(cacheKey);
   if (side === undefined) {
