@@ -52,6 +52,9 @@ function statementTimeouts(ms: number | undefined): pg.PoolConfig {
  * and applies migrations unless `migrate: false`.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const share = options.fullTextMaxShare;
+  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1))
+    throw new EngramError('CONFIG_ERROR', 'fullTextMaxShare must be a number in (0, 1]');
   let pool: pg.Pool;
   let owns: boolean;
   if (options.pool) {

@@ -22,12 +22,16 @@ import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, type PgMigrationReport } from './pg-migrations.js';
 import { pgNames, type PgNames } from './pg-names.js';
 import { PgQueryRunner } from './pg-query-runner.js';
+import { dropCommonTerms, TermShareCache } from './pg-term-shares.js';
 import { SINGLE_NODE, type PgTopology } from './pg-topology.js';
 import { PgVectorDenseSearch } from './pgvector-dense-search.js';
 import { detectPgVector, listEmbeddingSpaces, type DenseIndexReport } from './pgvector-indexes.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
 
 export type { PgVectorMode, PostgresStoreOptions } from './postgres-store-options.js';
+
+/** Words held by more than this share of the rows are left out of full-text queries (pg-term-shares.ts). */
+const DEFAULT_FULL_TEXT_MAX_SHARE = 0.05;
 
 /** What `engram migrate` did on PostgreSQL: the schema report, the dense path and its indexes. */
 export interface PgStoreMigrationReport extends PgMigrationReport {
@@ -49,6 +53,7 @@ export class PostgresStore extends SqlMemoryStore {
   protected readonly runner: PgQueryRunner;
   private readonly names: PgNames;
   private dense: PgDenseSearch;
+  private readonly termShares: TermShareCache;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -60,6 +65,7 @@ export class PostgresStore extends SqlMemoryStore {
     super();
     this.names = pgNames(options.schema ?? 'public');
     this.dialect = createPgDialect(this.names, topology.batchInsert);
+    this.termShares = new TermShareCache(options.schema ?? 'public');
     this.runner = new PgQueryRunner(pool, options.isolation, options.retry);
     this.dense = appSideDenseSearch(this.denseContext);
   }
@@ -193,7 +199,9 @@ export class PostgresStore extends SqlMemoryStore {
   }
 
   protected async lexicalCandidates(query: LexicalQuery): Promise<LexicalCandidate[]> {
-    const tsquery = buildTsQuery(query.terms);
+    const maxShare = this.options.fullTextMaxShare ?? DEFAULT_FULL_TEXT_MAX_SHARE;
+    const shares = maxShare >= 1 ? null : await this.runner.read('termShares', (sql) => this.termShares.get(sql));
+    const tsquery = buildTsQuery(dropCommonTerms(query.terms, shares, maxShare));
     if (tsquery === null) return [];
     const params = this.dialect.params();
     const where = filterWhere(query.filter, this.dialect, params) + spaceWhere(query.space, params);
