@@ -37,7 +37,7 @@ fi
 
 packages=()
 for m in "${missing[@]}"; do
-  if [ "$m" = vector ]; then packages+=("postgresql-$MAJOR-pgvector"); else packages+=("postgresql-$MAJOR-citus-13.0"); fi
+  if [ "$m" = vector ]; then packages+=("postgresql-$MAJOR-pgvector"); else packages+=("postgresql-$MAJOR-citus-13.2"); fi
 done
 echo "ensure-pg-extensions: ${missing[*]} missing from PostgreSQL $MAJOR and no $SOURCES/build.sh;" \
   "the tests that need them will skip (under CI they fail). Install with: apt-get install ${packages[*]}" \
