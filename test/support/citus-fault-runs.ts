@@ -1,8 +1,8 @@
 /**
  * Fault runs on a real Citus cluster under a steady read/write load (test/support/write-load.ts),
- * shared by test/store/citus-faults.test.ts (which asserts on them) and bench/citus-faults.ts
- * (which runs them longer and reports the counts): a worker killed or frozen, the coordinator
- * restarted, a worker added and the shards rebalanced online.
+ * for test/store/citus-faults.test.ts (which asserts on them and prints the counts, quoted in
+ * docs/scaling.md): a worker killed or frozen, the coordinator restarted, a worker added and the
+ * shards rebalanced online.
  */
 import pg from 'pg';
 import type { MemoryStore } from '../../src/store/memory-store.js';
