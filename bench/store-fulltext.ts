@@ -107,7 +107,7 @@ async function main(): Promise<void> {
       // Rows the OR query of the terms the store kept matches (the first 20 queries).
       const matched: number[] = [];
       const client = await pool.connect();
-      const shares = await new TermShareCache('ft').get(clientQueries(client));
+      const shares = await new TermShareCache('ft', (work) => work(clientQueries(client))).get();
       for (const terms of queries.slice(0, 20)) {
         const tsquery = buildTsQuery(dropCommonTerms(terms, shares, share));
         const r = await client.query<{ n: number }>(

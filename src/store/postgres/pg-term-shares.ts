@@ -44,16 +44,20 @@ export function dropCommonTerms(terms: readonly string[], shares: TermShares, ma
 export class TermShareCache {
   private cached: { at: number; shares: Promise<TermShares> } | undefined;
 
-  /** @param ttlMs @default 600000 (ten minutes) */
+  /**
+   * @param read runs a read on a pooled connection (only when the cache is empty or stale)
+   * @param ttlMs @default 600000 (ten minutes)
+   */
   constructor(
     private readonly schema: string,
+    private readonly read: (work: (sql: SqlQueries) => Promise<TermShares>) => Promise<TermShares>,
     private readonly ttlMs = 600_000,
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(sql: SqlQueries): Promise<TermShares> {
+  get(): Promise<TermShares> {
     if (this.cached === undefined || this.now() - this.cached.at > this.ttlMs) {
-      this.cached = { at: this.now(), shares: this.load(sql).catch(() => null) };
+      this.cached = { at: this.now(), shares: this.read((sql) => this.load(sql)).catch(() => null) };
     }
     return this.cached.shares;
   }

@@ -65,7 +65,7 @@ export class PostgresStore extends SqlMemoryStore {
     super();
     this.names = pgNames(options.schema ?? 'public');
     this.dialect = createPgDialect(this.names, topology.batchInsert);
-    this.termShares = new TermShareCache(options.schema ?? 'public');
+    this.termShares = new TermShareCache(options.schema ?? 'public', (work) => this.runner.read('termShares', work));
     this.runner = new PgQueryRunner(pool, options.isolation, options.retry);
     this.dense = appSideDenseSearch(this.denseContext);
   }
@@ -200,7 +200,7 @@ export class PostgresStore extends SqlMemoryStore {
 
   protected async lexicalCandidates(query: LexicalQuery): Promise<LexicalCandidate[]> {
     const maxShare = this.options.fullTextMaxShare ?? DEFAULT_FULL_TEXT_MAX_SHARE;
-    const shares = maxShare >= 1 ? null : await this.runner.read('termShares', (sql) => this.termShares.get(sql));
+    const shares = maxShare >= 1 ? null : await this.termShares.get();
     const tsquery = buildTsQuery(dropCommonTerms(query.terms, shares, maxShare));
     if (tsquery === null) return [];
     const params = this.dialect.params();
