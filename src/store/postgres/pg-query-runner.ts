@@ -5,7 +5,7 @@ import { runPg, type PgIsolation, type PgRetryOptions } from './pg-transaction-r
 
 /** Anything node-postgres can run a statement on: a pooled client, a client, or a pool. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>>;
 }
 
 /**
