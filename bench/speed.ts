@@ -23,7 +23,7 @@ import { candidatePoolSize } from '../src/recall/candidate-pool.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { lookupEmbedder, openBenchEmbedder, openRawEmbedder } from './lib/bench-embedder.js';
-import { exactTopK } from './lib/exact-scan.js';
+import { exactTopK, sameTopK as sameTop } from './lib/exact-scan.js';
 import { referenceRank } from './lib/reference-recall.js';
 import { openPeerInWorker, type PeerKind, type WorkerPeer } from './lib/peer-worker.js';
 import { buildCorpus, mulberry32, type SyntheticCorpus } from './lib/synthetic-corpus.js';
@@ -144,17 +144,6 @@ function row(size: number, system: string, times: number[], extra: Partial<Row> 
     mean: mean(times),
     ...extra,
   };
-}
-
-/** Same set of ids, allowing swaps among items whose exact scores tie the k-th within 1e-6. */
-function sameTop(actual: readonly string[], exact: ReadonlyArray<{ id: string; score: number }>): boolean {
-  if (actual.length !== exact.length) return false;
-  const want = new Set(exact.map((e) => e.id));
-  const kth = exact[exact.length - 1]?.score ?? 0;
-  const missing = actual.filter((id) => !want.has(id));
-  return (
-    missing.length === 0 || exact.filter((e) => !actual.includes(e.id)).every((e) => Math.abs(e.score - kth) < 1e-6)
-  );
 }
 
 async function main(): Promise<void> {

@@ -11,14 +11,15 @@
  *   npx tsx bench/store-postgres.ts --quick         # 10k only, fewer queries
  *   npx tsx bench/store-postgres.ts --scale=multi   # one scale (10k | 100k | multi), repeatable
  *   npx tsx bench/store-postgres.ts --pglite        # also PGlite + pgvector at 10k (slow ingest)
+ *   (PostgreSQL + pgvector runs too when the machine's server has pgvector; --pgvector with ENGRAM_BENCH_PG_URL)
  *   ENGRAM_BENCH_PG_URL=postgres://… npx tsx bench/store-postgres.ts   # an existing server
  *
  * Without ENGRAM_BENCH_PG_URL a throwaway PostgreSQL 15 cluster is started from the machine's
  * binaries (fsync=off, synchronous_commit=off, as in the tests); SQLite runs with
  * synchronous=NORMAL (WAL) so neither side waits for the disk on commit.
- * Writes bench/RESULTS-postgres.md.
+ * Writes its section of bench/RESULTS-postgres.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Embedder } from '../src/embed/embedder.js';
@@ -27,6 +28,8 @@ import type { MemoryRecord, MemoryStore } from '../src/store/memory-store.js';
 import { createPgliteStore, createPostgresStore } from '../src/store/postgres/index.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { startPgCluster } from '../test/support/pg-cluster.js';
+import { pgExtensionInstalled } from '../test/support/pg-extensions.js';
+import { writeResultsSection } from './lib/results-section.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
 import { mulberry32, normalize } from './lib/synthetic-corpus.js';
 
@@ -232,6 +235,8 @@ async function main(): Promise<void> {
   const cluster = external ? undefined : await startPgCluster({ database: 'engram_bench' });
   const pgUrl = external ?? (cluster as { url: string }).url;
   const rows: Row[] = [];
+  // The machine's server has pgvector (or the external one is asked to): add its HNSW path.
+  const withPgVector = external ? process.argv.includes('--pgvector') : pgExtensionInstalled('vector');
   try {
     let n = 0;
     for (const scale of SCALES) {
@@ -251,6 +256,16 @@ async function main(): Promise<void> {
           4,
         ),
       );
+      if (withPgVector) {
+        rows.push(
+          await runScale(
+            scale,
+            'PostgreSQL 15 + pgvector (HNSW)',
+            () => createPostgresStore({ connectionString: pgUrl, schema: `bench_v${n}`, vector: 'pgvector' }),
+            4,
+          ),
+        );
+      }
       if (scale.pglite) {
         rows.push(
           await runScale(scale, 'PGlite + pgvector (HNSW)', () => createPgliteStore({ exactSearchMaxRows: 2_000 })),
@@ -286,7 +301,7 @@ Node ${process.version}, run took ${minutes.toFixed(1)} min).
   engram profile (dense pool of 50 + corpus full-text channel + BM25 fusion), after a warm-up of
   a fifth of the queries, one query at a time.
 - PostgreSQL: a local PostgreSQL 15 started by the bench (fsync=off, synchronous_commit=off),
-  over TCP on 127.0.0.1, pool of 10; app-side exact cosine (no pgvector on this server).
+  over TCP on 127.0.0.1, pool of 10; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the HNSW path of src/store/postgres/pgvector-dense.ts (index maintained during ingest)' : ' (no pgvector on this server)'}.
   SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
   PGlite + pgvector: in-process WASM PostgreSQL, HNSW above 2,000 rows per filter.
 - "1,000 scopes x 1k": 1,000 tenants of 1,000 memories in one table / one file (1M rows);
@@ -295,7 +310,7 @@ Node ${process.version}, run took ${minutes.toFixed(1)} min).
 ${table}
 `;
   const out = process.env.ENGRAM_BENCH_OUT ?? new URL('./RESULTS-postgres.md', import.meta.url).pathname;
-  writeFileSync(out, md);
+  writeResultsSection(out, 'store-postgres', md);
   process.stdout.write(`\n${table}\n\nwrote ${out} (${minutes.toFixed(1)} min)\n`);
 }
 

@@ -34,3 +34,17 @@ export function exactTopK(
     if ((idx[i] as number) >= 0) out.push({ index: idx[i] as number, score: best[i] as number });
   return out;
 }
+
+/**
+ * True when `actual` (ids, best first) holds the same ids as `exact`, allowing swaps among items
+ * whose exact scores tie the k-th within 1e-6 (any of them is a correct k-th).
+ */
+export function sameTopK(actual: readonly string[], exact: ReadonlyArray<{ id: string; score: number }>): boolean {
+  if (actual.length !== exact.length) return false;
+  const want = new Set(exact.map((e) => e.id));
+  const kth = exact[exact.length - 1]?.score ?? 0;
+  const missing = actual.filter((id) => !want.has(id));
+  return (
+    missing.length === 0 || exact.filter((e) => !actual.includes(e.id)).every((e) => Math.abs(e.score - kth) < 1e-6)
+  );
+}

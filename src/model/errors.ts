@@ -16,6 +16,8 @@ export const ERROR_HTTP_STATUS = Object.freeze({
   NOT_FOUND: 404,
   CONFLICT: 409,
   STORE_BUSY: 503,
+  /** The store, or the node holding this tenant's data (a Citus worker), cannot be reached now; retry later. */
+  STORE_UNAVAILABLE: 503,
   STORE_ERROR: 500,
   STORE_CLOSED: 503,
   MIGRATION_ERROR: 500,

@@ -83,7 +83,18 @@ async function load(api: MemoryApi, tenant: string): Promise<Scope> {
   return scope;
 }
 
-export function runMemoryApiConformance(name: string, factory: ApiFactory): void {
+/** Options of {@link runMemoryApiConformance}. */
+export interface ApiConformanceOptions {
+  /**
+   * Opens the reference searches are compared with, hit by hit and score by score. A store
+   * backend's own lexical relevance (bm25 in SQLite, ts_rank in PostgreSQL) is part of the
+   * explanation, so an implementation over another backend compares with that backend on one
+   * server. @default an in-process Engram over SQLite in memory with the HashedEmbedder
+   */
+  reference?: (() => Promise<Engram>) | undefined;
+}
+
+export function runMemoryApiConformance(name: string, factory: ApiFactory, options: ApiConformanceOptions = {}): void {
   describe(`MemoryApi conformance: ${name}`, () => {
     let handle: ApiHandle | undefined;
     const open = async (n = 2): Promise<{ api: MemoryApi; a: string; b: string }> => {
@@ -93,7 +104,9 @@ export function runMemoryApiConformance(name: string, factory: ApiFactory): void
     };
     let reference: Engram | undefined;
     const openReference = async (): Promise<Engram> => {
-      reference = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
+      reference = options.reference
+        ? await options.reference()
+        : await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
       return reference;
     };
     afterEach(async () => {

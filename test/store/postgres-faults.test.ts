@@ -179,3 +179,38 @@ describe('lost connections', () => {
     await store.close();
   });
 });
+
+describe('statement timeout', () => {
+  it('a write waiting past statementTimeoutMs fails with TIMEOUT (retryable), without a retry; the store keeps working', async () => {
+    const store = await createPostgresStore({
+      connectionString: cluster.url,
+      schema: 'timeouts',
+      maxConnections: 2,
+      statementTimeoutMs: 300,
+    });
+    await store.insert([record('held')]);
+    const holder = new pg.Client({ connectionString: cluster.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM timeouts.engram_memories WHERE tenant = 't1' AND id = 'held' FOR UPDATE`);
+      const started = Date.now();
+      const error = await store
+        .update('t1', 'held', { text: 'changed', updatedAt: new Date().toISOString() })
+        .catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect(isEngramError(error, 'TIMEOUT'), String(error)).toBe(true);
+      expect((error as { isRetryable: boolean }).isRetryable).toBe(true);
+      // One wait of ~300 ms, not one per retry.
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(1_000);
+      await holder.query('ROLLBACK');
+      expect((await store.get('t1', ['held']))[0]?.text).toBe('memory held');
+      await store.update('t1', 'held', { text: 'changed', updatedAt: new Date().toISOString() });
+      expect((await store.get('t1', ['held']))[0]?.text).toBe('changed');
+    } finally {
+      await holder.end();
+      await store.close();
+    }
+  });
+});

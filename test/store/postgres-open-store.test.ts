@@ -86,14 +86,15 @@ describe('openStore', () => {
     expect(error.code).toBe('CONFIG_ERROR');
   });
 
-  it('a refused connection fails fast with STORE_ERROR and the errno', async () => {
+  it('a refused connection fails fast with STORE_UNAVAILABLE (retryable) and the errno', async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const started = Date.now();
     const error = await failure(openStore(`postgres://u@127.0.0.1:${port}/db`, { env: {} }));
-    expect(error.code).toBe('STORE_ERROR');
+    expect(error.code).toBe('STORE_UNAVAILABLE');
+    expect(error.isRetryable).toBe(true);
     expect(error.details.pgCode).toBe('ECONNREFUSED');
     expect(error.message).toMatch(/connection failed/);
     expect(Date.now() - started).toBeLessThan(3_000);

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DenseCandidate } from '../../src/store/memory-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
+import { denseIndexName } from '../../src/store/postgres/pgvector-indexes.js';
 import { runStoreConformance } from './conformance.js';
 import { unitDot, unitVector } from '../../src/vector/unit-cosine.js';
 import { makeRecord, randomVector, seededRandom } from './fixtures/records.js';
@@ -59,6 +60,7 @@ function bruteForce(rows: Array<{ id: string; v: Float32Array }>, q: Float32Arra
 
 describe('pgvector path', () => {
   const dim = 24;
+  const hnswIndex = denseIndexName('engram_memories', { model: 'm', dim });
   const random = seededRandom(42);
   const rows = Array.from({ length: 1500 }, (_, i) => ({
     id: `v${String(i).padStart(5, '0')}`,
@@ -73,14 +75,14 @@ describe('pgvector path', () => {
     }),
   );
 
-  it('uses pgvector, builds a per-dimension HNSW index, and answers small filters exactly', async () => {
+  it('uses pgvector, builds a per-(model, dimension) HNSW index, and answers small filters exactly', async () => {
     const store = await createPostgresStore({ pool, schema: 'pgv', vector: 'auto', exactSearchMaxRows: 500 });
     expect(store.usesPgVector).toBe(true);
     await store.insert(records);
     const idx = await pool.query<{ indexname: string }>(
       `SELECT indexname FROM pg_indexes WHERE schemaname = 'pgv' AND indexname LIKE '%hnsw%'`,
     );
-    expect(idx.rows.map((r) => r.indexname)).toEqual([`engram_memories_hnsw_${dim}`]);
+    expect(idx.rows.map((r) => r.indexname)).toEqual([hnswIndex]);
     // 400 rows match (ids filter): exact path, identical to brute force, ids and cosines.
     const subset = rows.slice(0, 400);
     const q = randomVector(random, dim);
@@ -97,7 +99,7 @@ describe('pgvector path', () => {
   it('large filters go through the HNSW index with high recall, and scores are exact cosines', async () => {
     const store = await createPostgresStore({ pool, schema: 'pgv', vector: 'pgvector', exactSearchMaxRows: 100 });
     const before = await pool.query<{ n: string }>(
-      `SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = 'pgv' AND indexrelname = 'engram_memories_hnsw_${dim}'`,
+      `SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = 'pgv' AND indexrelname = '${hnswIndex}'`,
     );
     let hits = 0;
     let total = 0;
@@ -114,7 +116,7 @@ describe('pgvector path', () => {
     expect(hits / total).toBeGreaterThanOrEqual(0.95);
     await pool.query('SELECT pg_stat_force_next_flush()');
     const after = await pool.query<{ n: string }>(
-      `SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = 'pgv' AND indexrelname = 'engram_memories_hnsw_${dim}'`,
+      `SELECT idx_scan::text AS n FROM pg_stat_user_indexes WHERE schemaname = 'pgv' AND indexrelname = '${hnswIndex}'`,
     );
     expect(Number(after.rows[0]?.n ?? 0)).toBeGreaterThan(Number(before.rows[0]?.n ?? 0));
     // A filtered ANN query (half the rows) still fills the limit, only with matching rows.

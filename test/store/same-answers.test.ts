@@ -1,6 +1,7 @@
 /**
  * "Same answers": one fixture loaded into SQLite and into PostgreSQL (a real server started by
- * the test, and PGlite with pgvector) through the Engram facade; recall (both profiles, dense and
+ * the test, app-side and — when the server has it — through pgvector's HNSW index, and PGlite
+ * with pgvector) through the Engram facade; recall (both profiles, dense and
  * lexical channels) and search must return the same hits in the same order, scores within 1e-6.
  *
  * Scope of the guarantee: the corpus-level lexical channel returns each engine's own top matches
@@ -22,6 +23,7 @@ import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Embedder } from '../../src/embed/embedder.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
+import { pgExtensionInstalled } from '../support/pg-extensions.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { seededRandom } from './fixtures/records.js';
 
@@ -155,7 +157,17 @@ beforeAll(async () => {
   pglitePool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
   pglitePool.options.max = 1;
   backends.push(await load('sqlite', createSqliteStore({ path: ':memory:' })));
-  backends.push(await load('postgres', await createPostgresStore({ connectionString: cluster.url })));
+  backends.push(await load('postgres', await createPostgresStore({ connectionString: cluster.url, vector: 'app' })));
+  // With pgvector on this server (always under CI): alice's ~300 rows through its HNSW index.
+  if (pgExtensionInstalled('vector')) {
+    const url = await cluster.createDatabase('engram_same_pgvector');
+    backends.push(
+      await load(
+        'postgres+pgvector',
+        await createPostgresStore({ connectionString: url, vector: 'pgvector', exactSearchMaxRows: 100 }),
+      ),
+    );
+  }
   // exactSearchMaxRows 100: alice's ~300 rows go through pgvector's HNSW index.
   backends.push(
     await load(

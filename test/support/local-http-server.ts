@@ -51,7 +51,10 @@ export async function startLocalServer(
         if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
         if (res.destroyed) return;
         const payload = reply.text ?? JSON.stringify(reply.json ?? {});
-        res.writeHead(reply.status ?? 200, { 'content-type': reply.text ? 'text/plain' : 'application/json', ...reply.headers });
+        res.writeHead(reply.status ?? 200, {
+          'content-type': reply.text ? 'text/plain' : 'application/json',
+          ...reply.headers,
+        });
         res.end(payload);
       })();
     });

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 import { EngramError } from '../../model/errors.js';
 import type { MemoryStore } from '../../store/memory-store.js';
+import { migrateStore } from '../../store/migrate-store.js';
 import { openStore } from '../../store/open-store.js';
 import { exportDeletedHistory, exportTenant, importRecords, type TransferLine } from '../../store/transfer.js';
 import type { GlobalOptions } from '../cli-context.js';
@@ -38,13 +39,16 @@ async function* readTransferFile(file: string): AsyncIterable<TransferLine> {
 export function registerStoreCommands(program: Command, globals: () => GlobalOptions): void {
   program
     .command('migrate')
-    .description('apply pending schema migrations to --store (SQLite file or postgres:// URL)')
-    .action(async () => {
+    .description(
+      'apply pending schema migrations to --store (SQLite file or postgres:// URL); on PostgreSQL also create pgvector ' +
+        'and its indexes when possible, and distribute the tables on a Citus coordinator',
+    )
+    .option('--citus', 'the store is a Citus coordinator: distribute the tables by tenant (detected without it)')
+    .action(async (flags: { citus?: boolean }) => {
       const options = globals();
-      await withStore(options, async (store) => {
-        await store.migrate();
-        console.log(`${store.kind} schema is up to date`);
-      });
+      const summary = await migrateStore(options.store ?? process.env['ENGRAM_STORE'], { citus: flags.citus });
+      if (options.json) console.log(JSON.stringify(summary.report ?? { backend: summary.backend }));
+      else for (const line of summary.lines) console.log(line);
     });
   program
     .command('export')

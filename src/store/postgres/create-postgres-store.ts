@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { EngramError } from '../../model/errors.js';
+import { resolvePgTopology } from './citus-topology.js';
 import { isConnectTimeout, toEngramError } from './pg-errors.js';
+import { clientQueries } from './pg-query-runner.js';
 import { PostgresStore } from './postgres-store.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
 
@@ -28,12 +30,31 @@ function parseConnectionString(connectionString: string): void {
   }
 }
 
+/** How long node-postgres waits past the server's `statement_timeout` before it gives up itself. */
+const CLIENT_TIMEOUT_MARGIN_MS = 250;
+
+/**
+ * `statement_timeout` for the server, and a client-side `query_timeout` a little later: a server
+ * waiting on a node that stopped answering (a frozen Citus worker) cannot always cancel in time,
+ * since the cancel itself goes to that node.
+ */
+function statementTimeouts(ms: number | undefined): pg.PoolConfig {
+  if (ms === undefined) return {};
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new EngramError('CONFIG_ERROR', 'statementTimeoutMs must be a positive integer');
+  return { statement_timeout: ms, query_timeout: ms + CLIENT_TIMEOUT_MARGIN_MS };
+}
+
 /**
  * Opens a PostgreSQL store: checks the URL, connects once (failing fast with
  * EngramError('STORE_ERROR', details.pgCode = ECONNREFUSED / 28P01 / 3D000 …) or
- * ('TIMEOUT') after `connectTimeoutMs`), and applies migrations unless `migrate: false`.
+ * ('TIMEOUT') after `connectTimeoutMs`), resolves the topology (a Citus coordinator is detected),
+ * and applies migrations unless `migrate: false`.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const share = options.fullTextMaxShare;
+  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1))
+    throw new EngramError('CONFIG_ERROR', 'fullTextMaxShare must be a number in (0, 1]');
   let pool: pg.Pool;
   let owns: boolean;
   if (options.pool) {
@@ -49,6 +70,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
+      ...statementTimeouts(options.statementTimeoutMs),
     });
     owns = true;
   }
@@ -56,11 +78,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // would crash the process. The pool has already dropped the client; the next query reconnects.
   // One listener per pool, however many stores share it.
   if (pool.listenerCount('error') === 0) pool.on('error', () => undefined);
-  const store = new PostgresStore(pool, owns, options);
+  let store: PostgresStore;
   try {
     const client = await pool.connect();
     try {
-      await client.query('SELECT 1');
+      store = new PostgresStore(pool, owns, options, await resolvePgTopology(clientQueries(client), options.topology));
     } finally {
       client.release();
     }

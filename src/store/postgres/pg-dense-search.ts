@@ -1,9 +1,11 @@
+import type { EmbeddingInfo } from '../../model/memory.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
 import type { QueryRunner } from '../sql/query-runner.js';
 import type { SqlDialect } from '../sql/sql-dialect.js';
 import { scoreVectorRows, vectorScanSql, type VectorRow } from '../sql/vector-rows.js';
 import type { PgNames } from './pg-names.js';
+import type { DenseIndexReport } from './pgvector-indexes.js';
 
 /** What a dense-search strategy of the PostgreSQL store may use. */
 export interface PgDenseContext {
@@ -31,8 +33,12 @@ export interface PgDenseSearch {
   readonly name: string;
   /** Written on insert and on a vector update when not null. */
   readonly column: PgVectorColumn | null;
-  /** Before rows with vectors of these dimensions are written (e.g. a per-dimension index). */
-  prepare(dims: readonly number[]): Promise<void>;
+  /**
+   * Before rows with vectors of these embedding spaces are written (pgvector: the space's HNSW
+   * index), and by migrate for every stored space. Reports what it checked or built (spaces
+   * already prepared by this process are skipped).
+   */
+  prepare(spaces: readonly EmbeddingInfo[]): Promise<DenseIndexReport[]>;
   /** Candidates of a validated query; `unit` is the query scaled to unit length. */
   search(query: DenseQuery, unit: Float32Array): Promise<DenseCandidate[]>;
 }
@@ -43,7 +49,7 @@ export function appSideDenseSearch(context: PgDenseContext): PgDenseSearch {
   return {
     name: 'app',
     column: null,
-    prepare: () => Promise.resolve(),
+    prepare: () => Promise.resolve([]),
     async search(query, unit) {
       const params = dialect.params();
       const sql = vectorScanSql(

@@ -1,7 +1,10 @@
 import type pg from 'pg';
 import { EngramError } from '../../model/errors.js';
-import { pgNames, quoteIdent, type PgNames } from './pg-names.js';
-import { SINGLE_NODE, type PgTopology } from './pg-topology.js';
+import type { SqlQueries } from '../sql/query-runner.js';
+import { pgNames, type PgNames } from './pg-names.js';
+import { clientQueries } from './pg-query-runner.js';
+import { SINGLE_NODE, type PgTablePlacement, type PgTopology } from './pg-topology.js';
+import { ensurePgVectorExtension, type PgVectorExtensionReport } from './pgvector-indexes.js';
 
 /** One schema step: applied once, in its own transaction, recorded in `engram_schema_migrations`. */
 export interface PgMigration {
@@ -21,8 +24,8 @@ export interface PgMigration {
  * round-trip byte-for-byte and sort like the SQLite backend); ids too, so ties break identically.
  * Vectors are little-endian float32 `bytea` with `embed_model` / `embed_dim`: app-side exact
  * cosine works on any PostgreSQL. The pgvector column `embedding` is NOT part of a migration: it
- * is added (and backfilled) by {@link ensurePgVector} whenever the extension is available, so a
- * database that gains pgvector later starts using it.
+ * is added (and backfilled) by `ensurePgVectorColumn` whenever the extension is available, so a
+ * database that gains pgvector later starts using it (`ensurePgVectorColumn`).
  */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -144,29 +147,6 @@ CREATE INDEX ${n.prefix}_jobs_created ON ${n.jobs} (tenant, created_at, id);
   },
 ];
 
-async function tryExtension(client: pg.PoolClient, name: string): Promise<boolean> {
-  const found = await client.query<{ installed: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1) AS installed`,
-    [name],
-  );
-  if (found.rows[0]?.installed) return true;
-  const available = await client.query<{ ok: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = $1) AS ok`,
-    [name],
-  );
-  if (!available.rows[0]?.ok) return false;
-  await client.query('SAVEPOINT engram_ext');
-  try {
-    await client.query(`CREATE EXTENSION IF NOT EXISTS ${quoteIdent(name)}`);
-    await client.query('RELEASE SAVEPOINT engram_ext');
-    return true;
-  } catch {
-    // No privilege to create it (managed servers): carry on without it.
-    await client.query('ROLLBACK TO SAVEPOINT engram_ext');
-    return false;
-  }
-}
-
 /** Options of {@link applyPgMigrations}. */
 export interface ApplyPgMigrationsOptions {
   /** @default 'public' */
@@ -187,6 +167,12 @@ export interface PgMigrationReport {
   version: number;
   /** True when the pgvector column exists (the extension is installed and usable). */
   pgvector: boolean;
+  /** What became of the pgvector extension (null when not asked for: `pgvector: false`). */
+  extension: PgVectorExtensionReport | null;
+  /** The topology that placed the tables ('single-node', 'citus'). */
+  topology: string;
+  /** Where its DDL placed each table (empty on one server). */
+  placements: PgTablePlacement[];
 }
 
 /**
@@ -210,6 +196,8 @@ export async function applyPgMigrations(
   let topologyFailed: string | undefined;
   try {
     await client.query('BEGIN');
+    // DDL on a large table (a backfill, an index, distributing it) may take long: never cut short.
+    await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${names.migrations} (
@@ -232,15 +220,19 @@ export async function applyPgMigrations(
       failing = undefined;
     }
     current = Math.max(0, ...done, ...applied);
-    const pgvector = options.pgvector === false ? false : await ensurePgVector(client, names);
+    const sql = clientQueries(client);
+    const extension = options.pgvector === false ? null : await ensureExtension(sql);
+    const pgvector = extension !== null && (await ensurePgVectorColumn(sql, names, extension));
     const topology = options.topology ?? SINGLE_NODE;
     topologyFailed = topology.name;
-    await topology.afterMigrations(client, names);
+    const placements = await topology.afterMigrations(sql, names);
     topologyFailed = undefined;
     await client.query('COMMIT');
-    return { applied, version: current, pgvector };
+    return { applied, version: current, pgvector, extension, topology: topology.name, placements };
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => undefined);
+    if (cause instanceof EngramError && (cause.code === 'CONFIG_ERROR' || cause.code === 'MIGRATION_ERROR'))
+      throw cause;
     throw new EngramError(
       'MIGRATION_ERROR',
       failing
@@ -268,19 +260,35 @@ export async function appliedPgMigrations(pool: pg.Pool, schema = 'public'): Pro
 }
 
 /**
- * Installs pgvector if possible and adds the `embedding vector` column, backfilling it from the
- * float32 bytes of rows written before. Returns false when the extension is unavailable.
+ * Creates pgvector when the server has it and this role may (ensurePgVectorExtension), in a
+ * savepoint: a failed CREATE EXTENSION must not abort the migration.
  */
-async function ensurePgVector(client: pg.PoolClient, names: PgNames): Promise<boolean> {
-  if (!(await tryExtension(client, 'vector'))) return false;
-  const col = await client.query<{ n: number }>(
+async function ensureExtension(sql: SqlQueries): Promise<PgVectorExtensionReport> {
+  await sql.run('SAVEPOINT engram_ext', []);
+  const report = await ensurePgVectorExtension(sql);
+  await sql.run(report.state === 'failed' ? 'ROLLBACK TO SAVEPOINT engram_ext' : 'RELEASE SAVEPOINT engram_ext', []);
+  return report;
+}
+
+/**
+ * Adds the `embedding vector` column once the extension exists, backfilling it from the float32
+ * bytes of rows written before. False when the extension is not there.
+ */
+async function ensurePgVectorColumn(
+  sql: SqlQueries,
+  names: PgNames,
+  extension: PgVectorExtensionReport,
+): Promise<boolean> {
+  if (extension.state !== 'present' && extension.state !== 'created') return false;
+  const col = await sql.all<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'embedding' AND NOT attisdropped`,
     [names.memories],
   );
-  if ((col.rows[0]?.n ?? 0) > 0) return true;
-  await client.query(`ALTER TABLE ${names.memories} ADD COLUMN embedding vector`);
+  if ((col[0]?.n ?? 0) > 0) return true;
+  await sql.run(`ALTER TABLE ${names.memories} ADD COLUMN embedding vector`, []);
   // Backfill: float32 LE bytes -> vector, in SQL so no row leaves the server.
-  await client.query(`UPDATE ${names.memories} SET embedding = (
+  await sql.run(
+    `UPDATE ${names.memories} SET embedding = (
       SELECT ('[' || string_agg(
         (CASE WHEN (b >> 31) = 1 THEN -1 ELSE 1 END *
          CASE WHEN ((b >> 23) & 255) = 0 THEN (b & 8388607) * 2.0 ^ (-149)
@@ -288,6 +296,8 @@ async function ensurePgVector(client: pg.PoolClient, names: PgNames): Promise<bo
       FROM (SELECT i, (get_byte(vector, i * 4) | (get_byte(vector, i * 4 + 1) << 8) | (get_byte(vector, i * 4 + 2) << 16)
                        | (get_byte(vector, i * 4 + 3)::bigint << 24)) AS b
             FROM generate_series(0, embed_dim - 1) AS i) AS bits)
-    WHERE vector IS NOT NULL AND embedding IS NULL`);
+    WHERE vector IS NOT NULL AND embedding IS NULL`,
+    [],
+  );
   return true;
 }

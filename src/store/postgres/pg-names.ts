@@ -5,7 +5,10 @@ export function quoteIdent(name: string): string {
 
 /** Table and index names of one Engram schema, already quoted and qualified. */
 export interface PgNames {
+  /** The schema, quoted. */
   schema: string;
+  /** The schema as given (unquoted), for catalog lookups. */
+  schemaName: string;
   memories: string;
   /** One row per change to a memory (formation's history log). */
   history: string;
@@ -29,6 +32,7 @@ export function pgNames(schema: string): PgNames {
   const migrations = `${s}.engram_schema_migrations`;
   return {
     schema: s,
+    schemaName: schema,
     memories,
     history,
     jobs,
@@ -37,4 +41,15 @@ export function pgNames(schema: string): PgNames {
     tenantTables: [memories, history, jobs],
     globalTables: [migrations],
   };
+}
+
+/** The unqualified, unquoted name of a table of {@link PgNames} (`"s".engram_memories` -> `engram_memories`). */
+export function tableName(names: PgNames, qualified: string): string {
+  const bare = qualified.startsWith(`${names.schema}.`) ? qualified.slice(names.schema.length + 1) : qualified;
+  return bare.startsWith('"') && bare.endsWith('"') ? bare.slice(1, -1).replace(/""/g, '"') : bare;
+}
+
+/** `'text'` as an SQL string literal (standard_conforming_strings, the default since 9.1). */
+export function quoteLiteral(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }

@@ -3,8 +3,16 @@ import type { Maybe } from '../sql/maybe-async.js';
 import type { QueryRunner, SqlQueries, TransactionOptions } from '../sql/query-runner.js';
 import { runPg, type PgIsolation, type PgRetryOptions } from './pg-transaction-runner.js';
 
-/** Statements on one pooled client. */
-export function clientQueries(client: pg.PoolClient): SqlQueries {
+/** Anything node-postgres can run a statement on: a pooled client, a client, or a pool. */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>>;
+}
+
+/**
+ * Statements on one pooled client (or on a pool, for statements that need no session state: each
+ * may run on another connection, so no transaction or `SET LOCAL`).
+ */
+export function clientQueries(client: PgQueryable): SqlQueries {
   return {
     all: async <R>(sql: string, params: readonly unknown[]) =>
       (await client.query(sql, params as unknown[])).rows as R[],

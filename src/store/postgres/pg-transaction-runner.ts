@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { retry } from '../../util/retry.js';
-import { isConnectionError, isConnectTimeout, isSerializationError, toEngramError } from './pg-errors.js';
+import {
+  isBrokenConnection,
+  isConnectionError,
+  isConnectTimeout,
+  isSerializationError,
+  toEngramError,
+} from './pg-errors.js';
 
 /** Transaction isolation level used by store writes. */
 export type PgIsolation = 'read committed' | 'repeatable read' | 'serializable';
@@ -31,10 +37,25 @@ export interface RunPgOptions {
 }
 
 /**
+ * A ROLLBACK slower than this (on Citus: it waits on a worker that stopped answering) is given
+ * up and the connection dropped instead; the server rolls back a session that goes away.
+ */
+const ROLLBACK_TIMEOUT_MS = 500;
+
+// node-postgres reads a per-query query_timeout; its types do not declare it.
+const rollbackQuery = { text: 'ROLLBACK', query_timeout: ROLLBACK_TIMEOUT_MS } as pg.QueryConfig;
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
  * Runs `work` on a pooled client, retrying serialization failures and deadlocks (40001, 40P01,
  * "restart transaction") and lost connections with exponential backoff and jitter through the
  * shared retry helper. A client whose connection failed is destroyed rather than returned to
- * the pool, so the next attempt gets a fresh connection. Errors come out as EngramErrors.
+ * the pool, so the next attempt gets a fresh connection (a server ERROR of class 08 — on Citus,
+ * a worker the coordinator cannot reach — is retried on the same healthy session). Errors come
+ * out as EngramErrors.
  */
 export async function runPg<T>(
   pool: pg.Pool,
@@ -48,6 +69,12 @@ export async function runPg<T>(
     commitInFlight = false;
     const client = await pool.connect();
     let broken: Error | undefined;
+    // A checked-out client has no 'error' listener of the pool's: a connection that dies between
+    // two statements (the server shut down, a proxy cut it) would crash the process.
+    const onError = (error: unknown): void => {
+      broken = asError(error);
+    };
+    client.on('error', onError);
     try {
       if (!options.transaction) return await work(client);
       await client.query(`BEGIN ISOLATION LEVEL ${(options.isolation ?? 'read committed').toUpperCase()}`);
@@ -58,13 +85,16 @@ export async function runPg<T>(
         commitInFlight = false;
         return result;
       } catch (error) {
-        if (!isConnectionError(error)) await client.query('ROLLBACK').catch(() => undefined);
+        // A session whose ROLLBACK fails (or times out) may still hold the transaction: drop it.
+        if (!isBrokenConnection(error))
+          await client.query(rollbackQuery).catch((rollback: unknown) => (broken = asError(rollback)));
         throw error;
       }
     } catch (error) {
-      if (isConnectionError(error)) broken = error instanceof Error ? error : new Error(String(error));
+      if (isBrokenConnection(error)) broken = asError(error);
       throw error;
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   };

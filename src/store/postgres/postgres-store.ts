@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { EngramError } from '../../model/errors.js';
+import type { EmbeddingInfo } from '../../model/memory.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
@@ -10,28 +11,41 @@ import type {
   UsageEntry,
 } from '../memory-store.js';
 import { filterWhere, spaceWhere } from '../sql/filter-where.js';
-import { patchAssignments, RECORD_COLUMNS, recordValues } from '../sql/memory-columns.js';
+import { patchAssignments } from '../sql/memory-columns.js';
 import type { SqlQueries } from '../sql/query-runner.js';
 import type { SqlDialect } from '../sql/sql-dialect.js';
 import { SqlMemoryStore, type RowChange } from '../sql/sql-memory-store.js';
-import { createPgDialect, PG_ARRAY_TYPES } from './pg-dialect.js';
+import { insertByUnnest, insertByValues } from './pg-batch-insert.js';
+import { createPgDialect } from './pg-dialect.js';
 import { appSideDenseSearch, type PgDenseContext, type PgDenseSearch } from './pg-dense-search.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
 import { applyPgMigrations, type PgMigrationReport } from './pg-migrations.js';
 import { pgNames, type PgNames } from './pg-names.js';
 import { PgQueryRunner } from './pg-query-runner.js';
+import { dropCommonTerms, TermShareCache } from './pg-term-shares.js';
+import { SINGLE_NODE, type PgTopology } from './pg-topology.js';
 import { PgVectorDenseSearch } from './pgvector-dense-search.js';
+import { detectPgVector, listEmbeddingSpaces, type DenseIndexReport } from './pgvector-indexes.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
 
 export type { PgVectorMode, PostgresStoreOptions } from './postgres-store-options.js';
 
-/** Rows per INSERT statement. */
-const INSERT_CHUNK = 1000;
+/** Words held by more than this share of the rows are left out of full-text queries (pg-term-shares.ts). */
+const DEFAULT_FULL_TEXT_MAX_SHARE = 0.05;
+
+/** What `engram migrate` did on PostgreSQL: the schema report, the dense path and its indexes. */
+export interface PgStoreMigrationReport extends PgMigrationReport {
+  /** 'pgvector' (HNSW candidates) or 'app' (every row scored in the application). */
+  denseSearch: string;
+  /** One entry per embedding space with stored vectors (pgvector only). */
+  indexes: DenseIndexReport[];
+}
 
 /**
  * The PostgreSQL backend of the store engine (also PGlite's, through its node-postgres adapter):
  * tsvector full text, float32 `bytea` vectors scored in the application or candidates from
- * pgvector, retries of transient failures. Create it with `createPostgresStore`.
+ * pgvector, retries of transient failures, one server or a Citus cluster (`topology`). Create it
+ * with `createPostgresStore`.
  */
 export class PostgresStore extends SqlMemoryStore {
   readonly kind = 'postgres';
@@ -39,15 +53,19 @@ export class PostgresStore extends SqlMemoryStore {
   protected readonly runner: PgQueryRunner;
   private readonly names: PgNames;
   private dense: PgDenseSearch;
+  private readonly termShares: TermShareCache;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly ownsPool: boolean,
     private readonly options: PostgresStoreOptions,
+    /** Where the tables live; resolved by `createPostgresStore` (option `topology`). */
+    readonly topology: PgTopology = SINGLE_NODE,
   ) {
     super();
     this.names = pgNames(options.schema ?? 'public');
-    this.dialect = createPgDialect(this.names);
+    this.dialect = createPgDialect(this.names, topology.batchInsert);
+    this.termShares = new TermShareCache(options.schema ?? 'public', (work) => this.runner.read('termShares', work));
     this.runner = new PgQueryRunner(pool, options.isolation, options.retry);
     this.dense = appSideDenseSearch(this.denseContext);
   }
@@ -61,8 +79,8 @@ export class PostgresStore extends SqlMemoryStore {
     return this.dense.name === 'pgvector';
   }
 
-  /** {@link migrate}, returning what was applied. Used by `engram migrate`. */
-  migrateWithReport(): Promise<PgMigrationReport> {
+  /** {@link migrate}, returning what was applied, created and placed. Used by `engram migrate`. */
+  migrateWithReport(): Promise<PgStoreMigrationReport> {
     return this.guard('migrate', () => this.applyMigrationsWithReport());
   }
 
@@ -80,14 +98,22 @@ export class PostgresStore extends SqlMemoryStore {
         "vector: 'pgvector' was asked for but the schema has no pgvector column (run migrate)",
       );
     }
-    this.useDenseSearch(present);
+    await this.useDenseSearch(present);
     return present;
   }
 
-  private useDenseSearch(pgvector: boolean): void {
-    this.dense = pgvector
-      ? new PgVectorDenseSearch(this.denseContext, this.options.exactSearchMaxRows ?? 20_000)
-      : appSideDenseSearch(this.denseContext);
+  private async useDenseSearch(pgvector: boolean): Promise<void> {
+    if (!pgvector) {
+      this.dense = appSideDenseSearch(this.denseContext);
+      return;
+    }
+    const caps = await this.runner.read('detect pgvector', (sql) => detectPgVector(sql));
+    const { hnsw } = this.options;
+    this.dense = new PgVectorDenseSearch(this.denseContext, {
+      caps,
+      tuning: { exactMaxRows: this.options.exactSearchMaxRows, efSearch: hnsw?.efSearch },
+      build: { m: hnsw?.m, efConstruction: hnsw?.efConstruction },
+    });
   }
 
   /** Applies pending migrations (and adds the pgvector column when possible). Idempotent. */
@@ -95,62 +121,35 @@ export class PostgresStore extends SqlMemoryStore {
     await this.applyMigrationsWithReport();
   }
 
-  private async applyMigrationsWithReport(): Promise<PgMigrationReport> {
+  private async applyMigrationsWithReport(): Promise<PgStoreMigrationReport> {
     const mode = this.options.vector ?? 'auto';
     const report = await applyPgMigrations(this.pool, {
       schema: this.options.schema,
       pgvector: mode !== 'app',
-      topology: this.options.topology,
+      topology: this.topology,
     });
     if (mode === 'pgvector' && !report.pgvector) {
       throw new EngramError(
         'CONFIG_ERROR',
-        "vector: 'pgvector' was asked for but the extension is not available on this server",
+        `vector: 'pgvector' was asked for but ${report.extension?.message ?? 'the extension is not available'}`,
       );
     }
-    this.useDenseSearch(report.pgvector && mode !== 'app');
-    if (this.usesPgVector) {
-      const dims = await this.pool.query<{ d: number }>(
-        `SELECT DISTINCT embed_dim AS d FROM ${this.names.memories} WHERE embed_dim IS NOT NULL`,
-      );
-      await this.dense.prepare(dims.rows.map((row) => row.d));
-    }
-    return report;
+    await this.useDenseSearch(report.pgvector && mode !== 'app');
+    const spaces = this.usesPgVector
+      ? await this.runner.read('list embedding spaces', (sql) => listEmbeddingSpaces(sql, this.names))
+      : [];
+    const indexes = await this.dense.prepare(spaces);
+    return { ...report, denseSearch: this.dense.name, indexes };
   }
 
-  protected override prepareVectors(dims: number[]): Promise<void> {
-    return this.dense.prepare(dims);
-  }
-
-  /**
-   * One statement per chunk over unnest()ed column arrays: one bind parameter per column whatever
-   * the chunk size, instead of one per column and row.
-   */
-  private insertSql(): string {
-    const extra = this.dense.column;
-    const columns = [...RECORD_COLUMNS.map((c) => c.column), 'fts', ...(extra ? [extra.name] : [])];
-    const selects = [
-      ...RECORD_COLUMNS.map((c) => this.dialect.valueSql(c.kind, `u.${c.column}`)),
-      `to_tsvector('simple', u.doc)`,
-      ...(extra ? [extra.sql(`u.${extra.name}`)] : []),
-    ];
-    const arrays = [...RECORD_COLUMNS.map((c) => PG_ARRAY_TYPES[c.kind]), 'text[]', ...(extra ? ['text[]'] : [])];
-    const inputs = [...RECORD_COLUMNS.map((c) => c.column), 'doc', ...(extra ? [extra.name] : [])];
-    return `INSERT INTO ${this.names.memories} (${columns.join(', ')}) SELECT ${selects.join(', ')}
-      FROM unnest(${arrays.map((type, i) => `$${i + 1}::${type}`).join(', ')}) AS u(${inputs.join(', ')})`;
+  protected override async prepareVectors(spaces: EmbeddingInfo[]): Promise<void> {
+    await this.dense.prepare(spaces);
   }
 
   protected async insertRows(sql: SqlQueries, records: MemoryRecord[]): Promise<void> {
-    const statement = this.insertSql();
-    const extra = this.dense.column;
-    for (let start = 0; start < records.length; start += INSERT_CHUNK) {
-      const chunk = records.slice(start, start + INSERT_CHUNK);
-      const rows = chunk.map((r) => recordValues(r, this.dialect));
-      const columns = RECORD_COLUMNS.map((_, i) => rows.map((row) => row[i]));
-      columns.push(chunk.map((r) => fullTextDocument(r.text)));
-      if (extra) columns.push(chunk.map((r) => (r.vector ? extra.value(r.vector) : null)));
-      await sql.run(statement, columns);
-    }
+    const target = { table: this.names.memories, dialect: this.dialect, extra: this.dense.column };
+    if (this.topology.batchInsert === 'values') await insertByValues(sql, target, records);
+    else await insertByUnnest(sql, target, records);
   }
 
   protected async updateRow(sql: SqlQueries, change: RowChange): Promise<SelectedMemory | null> {
@@ -200,7 +199,9 @@ export class PostgresStore extends SqlMemoryStore {
   }
 
   protected async lexicalCandidates(query: LexicalQuery): Promise<LexicalCandidate[]> {
-    const tsquery = buildTsQuery(query.terms);
+    const maxShare = this.options.fullTextMaxShare ?? DEFAULT_FULL_TEXT_MAX_SHARE;
+    const shares = maxShare >= 1 ? null : await this.termShares.get();
+    const tsquery = buildTsQuery(dropCommonTerms(query.terms, shares, maxShare));
     if (tsquery === null) return [];
     const params = this.dialect.params();
     const where = filterWhere(query.filter, this.dialect, params) + spaceWhere(query.space, params);

@@ -20,6 +20,7 @@ import type { RowPatch, StoredRecord } from './memory-columns.js';
 import { lockedRows } from './memory-writes.js';
 import type { SqlQueries } from './query-runner.js';
 import type { SqlEngine } from './sql-engine.js';
+import { distinctSpaces } from './embedding-spaces.js';
 
 /** The job a window completes: its id, the worker holding its lease, and what the run cost. */
 export interface WindowJob {
@@ -150,12 +151,12 @@ export function completeWindow(
   return engine.guard('completeWindow', () => {
     assertWindow(job, operations, vectors, context);
     const ops = canonicalTimes(operations);
-    const dims = [...new Set([...vectors.values()].map((v) => v.embedding.dim))];
+    const spaces = distinctSpaces([...vectors.values()].map((v) => v.embedding));
     const run = (sql: SqlQueries): Maybe<{ result: ApplyResult; written: number }> =>
       applyWindow(engine, sql, job, ops, vectors, context);
     return steps(
       (function* () {
-        yield* wait(engine.prepareVectors(dims));
+        yield* wait(engine.prepareVectors(spaces));
         const { result, written } = yield* wait(engine.runner.transaction('completeWindow', run));
         if (written > 0) engine.afterWrite('update', written);
         return result;

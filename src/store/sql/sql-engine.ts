@@ -4,6 +4,7 @@ import type { Maybe } from './maybe-async.js';
 import type { RowPatch, StoredRecord } from './memory-columns.js';
 import type { QueryRunner, SqlQueries } from './query-runner.js';
 import type { SqlDialect } from './sql-dialect.js';
+import type { EmbeddingInfo } from '../../model/memory.js';
 
 /** One row's change, as {@link SqlEngine.updateRow} receives it (already validated). */
 export interface RowChange {
@@ -35,8 +36,8 @@ export interface SqlEngine {
   updateRow(sql: SqlQueries, change: RowChange): Maybe<SelectedMemory | null>;
   /** Removes rows of the tenant inside a transaction; how many were removed. */
   deleteRows(sql: SqlQueries, tenant: string, ids: string[]): Maybe<number>;
-  /** Before rows with vectors of these dimensions are written. */
-  prepareVectors(dims: number[]): Maybe<void>;
+  /** Before rows with vectors of these embedding spaces (model, dimension) are written. */
+  prepareVectors(spaces: EmbeddingInfo[]): Maybe<void>;
   /** After a write committed (SQLite: caches learn of it). */
   afterWrite(kind: WriteKind, rows: number): void;
   /** A new unique id (history events, jobs, episodes). */

@@ -20,6 +20,7 @@ import type { EpisodeDocument, StoredRecord } from './memory-columns.js';
 import type { SqlQueries } from './query-runner.js';
 import { inRequestedOrder } from './rows-by-ids.js';
 import type { SqlEngine } from './sql-engine.js';
+import { distinctSpaces } from './embedding-spaces.js';
 
 /** An episode row as selected: the memory columns and the episode's own. */
 interface EpisodeRow extends SelectedMemory {
@@ -218,10 +219,10 @@ export class SqlEpisodeStore implements EpisodeStore {
       assertWrites(writes, options ?? { at: '' });
       const at = instantArgument(options.at, 'at');
       if (writes.length === 0) return [];
-      const dims = [...new Set((options.vectors ?? []).flatMap((v) => (v ? [v.embedding.dim] : [])))];
+      const spaces = distinctSpaces((options.vectors ?? []).map((v) => v?.embedding));
       const attempt = (): Maybe<EpisodePlan[]> =>
         this.engine.runner.transaction('appendEpisodes', (sql) => steps(this.append(sql, writes, { ...options, at })));
-      return andThen(this.engine.prepareVectors(dims), () =>
+      return andThen(this.engine.prepareVectors(spaces), () =>
         andThen(againOnConflict(attempt, 2), (plans) => {
           this.engine.afterWrite('insert', plans.length);
           return plans;

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { EngramError } from '../../model/errors.js';
 import type { FormationStore } from '../../model/formation/formation-store.js';
-import type { Memory } from '../../model/memory.js';
+import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import { unitVector } from '../../vector/unit-cosine.js';
+import { distinctSpaces } from './embedding-spaces.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
@@ -38,6 +39,11 @@ export type { RowChange, WriteKind } from './sql-engine.js';
 
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
+}
+
+/** The distinct embedding spaces (model, dimension) of records that carry a vector. */
+function spacesOf(records: readonly MemoryRecord[]): EmbeddingInfo[] {
+  return distinctSpaces(records.map((r) => (r.vector ? r.embedding : undefined)));
 }
 
 /**
@@ -81,8 +87,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
 
   // ------------------------------------------------------------ optional hooks
 
-  /** Before rows with vectors of these dimensions are written (pgvector: the per-dimension index). */
-  protected prepareVectors(_dims: number[]): Maybe<void> {
+  /** Before rows with vectors of these embedding spaces are written (pgvector: the space's index). */
+  protected prepareVectors(_spaces: EmbeddingInfo[]): Maybe<void> {
     return undefined;
   }
 
@@ -106,8 +112,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       for (const record of records) assertRecord(record);
       if (context?.history !== undefined) assertHistoryEvents(context.history);
       if (records.length === 0 && (context?.history ?? []).length === 0) return undefined;
-      const dims = unique(records.flatMap((r) => (r.vector && r.embedding ? [r.embedding.dim] : [])));
-      return andThen(this.prepareVectors(dims), () =>
+      return andThen(this.prepareVectors(spacesOf(records)), () =>
         andThen(
           this.runner.transaction('insert', (sql) => insertWithHistory(this.engine, sql, records, context)),
           () => this.afterWrite('insert', records.length),
@@ -174,7 +179,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       // Not idempotent any more: a retried commit would append the history event twice.
       const write = (): Maybe<SelectedMemory | null> =>
         this.runner.transaction('update', (sql) => updateWithHistory(this.engine, sql, change, context));
-      return andThen(andThen(this.prepareVectors(vector ? [vector.embedding.dim] : []), write), (row) => {
+      return andThen(andThen(this.prepareVectors(vector ? [vector.embedding] : []), write), (row) => {
         if (row === null) return null;
         this.afterWrite('update', 1);
         return this.dialect.toMemory(row);
@@ -292,7 +297,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       insertRows: (sql, records) => this.insertRows(sql, records),
       updateRow: (sql, change) => this.updateRow(sql, change),
       deleteRows: (sql, tenant, ids) => this.deleteRows(sql, tenant, ids),
-      prepareVectors: (dims) => this.prepareVectors(dims),
+      prepareVectors: (spaces) => this.prepareVectors(spaces),
       afterWrite: (kind, rows) => this.afterWrite(kind, rows),
       newId: randomUUID,
       now: () => new Date().toISOString(),
