@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from './model/api.js';
-import type { Embedder } from './embed/embedder.js';
+import type { Embedder, EmbedRole } from './embed/embedder.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
 import type { Scope } from './model/scope.js';
@@ -165,8 +165,9 @@ export class Engram implements MemoryApi {
     });
   }
 
-  private async embed(texts: string[]): Promise<Float32Array[]> {
-    const vectors = await this.embedder.embed(texts);
+  /** Embeds texts as `role` ('query' for recall, 'document' for what is stored), checking every vector. */
+  private async embed(texts: string[], role: EmbedRole): Promise<Float32Array[]> {
+    const vectors = await this.embedder.embed(texts, { role });
     if (vectors.length !== texts.length) {
       throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
     }
@@ -228,7 +229,7 @@ export class Engram implements MemoryApi {
       if (n.id !== undefined) ids.add(n.id);
     }
     await this.checkModel(scope);
-    const vectors = await this.embed(normalized.map((n) => n.text));
+    const vectors = await this.embed(normalized.map((n) => n.text), 'document');
     const now = this.clock().toISOString();
     const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
     const records: MemoryRecord[] = normalized.map((n, i) => ({
@@ -266,7 +267,7 @@ export class Engram implements MemoryApi {
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined) {
       await this.checkModel(scope);
-      const [v] = (await this.embed([clean.text])) as [Float32Array];
+      const [v] = (await this.embed([clean.text], 'document')) as [Float32Array];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -366,7 +367,7 @@ export class Engram implements MemoryApi {
       validateVector(options.vector, this.embedder.dim > 0 ? this.embedder.dim : options.vector.length, 'vector');
       queryVector = options.vector;
     } else {
-      [queryVector] = (await this.embed([text])) as [Float32Array];
+      [queryVector] = (await this.embed([text], 'query')) as [Float32Array];
     }
     const embedMs = performance.now() - embedStart;
     const result = await this.withRetry(() =>
@@ -453,7 +454,7 @@ export class Engram implements MemoryApi {
     do {
       const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
       if (page.items.length === 0) break;
-      const vectors = await embedder.embed(page.items.map((m) => m.text));
+      const vectors = await embedder.embed(page.items.map((m) => m.text), { role: 'document' });
       const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
       const embedding = { model: embedder.model, dim };
       // Check the whole page before writing any of it.
