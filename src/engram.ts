@@ -16,6 +16,7 @@ import {
   type InputLimits,
 } from './model/validate.js';
 import type { LexicalWeights } from './recall/lexical-weights.js';
+import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } from './recall/calibrate-fusion.js';
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
@@ -56,6 +57,13 @@ export interface RecallDefaults {
   profile: 'engram' | 'seed';
   /** Config-level lexical weights (below explicit options, above the environment). */
   lexicalWeights?: Partial<LexicalWeights> | undefined;
+  /**
+   * A calibration of the default profile for an embedder ({@link Engram.calibrateFusion}, `engram
+   * calibrate --json`): its weights replace the default profile's defaults when its `model` is this
+   * instance's embedder, and are ignored otherwise; the `seed` profile never reads them.
+   * @default none (0.5 / 0.5)
+   */
+  calibration?: Pick<FusionCalibration, 'model' | 'weights'> | undefined;
 }
 
 /** Options of {@link Engram.open}. */
@@ -359,6 +367,7 @@ export class Engram implements MemoryApi {
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
       env: this.options.env ?? process.env,
+      calibrated: this.calibratedWeights(),
     });
     await this.checkModel(filter.scope);
     const embedStart = performance.now();
@@ -386,6 +395,24 @@ export class Engram implements MemoryApi {
     return { query: text, ...result };
   }
 
+  /**
+   * Measures which lexical trust suits this instance's embedder on the scope's own data, with no
+   * labels ({@link calibrateFusion}: each memory's `background` as a query for it). Read-only;
+   * apply the result with `recall.calibration` (the CLI: `ENGRAM_RECALL_CALIBRATION`).
+   */
+  async calibrateFusion(options: Scoped & Omit<CalibrateFusionOptions, 'scope'>): Promise<FusionCalibration> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    await this.checkModel(scope);
+    return this.withRetry(() => calibrateFusion({ store: this.store, embedder: this.embedder }, { ...options, scope }));
+  }
+
+  /** The configured calibration's weights, when it was measured with this instance's embedder. */
+  private calibratedWeights(): LexicalWeights | undefined {
+    const calibration = this.recallDefaults.calibration;
+    return calibration?.model === this.embedder.model ? (calibration.weights ?? undefined) : undefined;
+  }
+
   private searcherInstance: Searcher | undefined;
 
   /** Names of the rerankers {@link Engram.search} accepts. */
@@ -404,6 +431,7 @@ export class Engram implements MemoryApi {
       weights: ENGRAM_PROFILE.resolveWeights({
         config: this.recallDefaults.lexicalWeights,
         env: this.options.env ?? process.env,
+        calibrated: this.calibratedWeights(),
       }),
       clock: this.clock,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),

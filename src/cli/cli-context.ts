@@ -3,6 +3,7 @@ import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
 import { searchConfigFromEnv } from '../search/search-config-from-env.js';
+import { CALIBRATION_ENV, readCalibration } from './read-calibration.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -30,10 +31,15 @@ export function scopeOf(options: GlobalOptions): Scope {
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
- * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these.
+ * ENGRAM_RERANK_URL, …) and the default recall's calibration (ENGRAM_RECALL_CALIBRATION, a file
+ * of `engram calibrate --save`). `engram search`, `engram serve` and `engram mcp` all search with these.
  */
 export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
-  return { search: searchConfigFromEnv() };
+  const calibration = process.env[CALIBRATION_ENV];
+  return {
+    search: searchConfigFromEnv(),
+    ...(calibration ? { recall: { calibration: readCalibration(calibration) } } : {}),
+  };
 }
 
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
@@ -44,7 +50,9 @@ export async function openEngram(
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder, ...overrides });
+    const fromEnv = engramOptionsFromEnv();
+    const recall = { ...fromEnv.recall, ...overrides.recall };
+    return await Engram.open({ ...fromEnv, store, embedder, ...overrides, recall });
   } catch (error) {
     await store.close();
     throw error;
