@@ -16,7 +16,7 @@ import type { LexicalWeights } from './lexical-weights.js';
 /** Options of {@link calibrateFusion}. */
 export interface CalibrateFusionOptions {
   scope: Scope;
-  /** Pairs used at most (spread evenly over the scope). @default 300 */
+  /** Pairs used at most (spread evenly over the scope). @default 1000 */
   maxPairs?: number | undefined;
   /** Fewer pairs than this and no trust is chosen (`calibrated: false`). @default 30 */
   minPairs?: number | undefined;
@@ -126,7 +126,7 @@ export async function calibrateFusion(
   }
   const limit = options.limit ?? 20;
   const memories = await readScope(store, options.scope, options.maxMemories ?? 20_000);
-  const pairs = backgroundPairs(memories, options.maxPairs ?? 300);
+  const pairs = backgroundPairs(memories, options.maxPairs ?? 1000);
   const empty = { model: embedder.model, pairs: pairs.length, denseMrr: 0, lexicalMrr: 0 };
   if (pairs.length < (options.minPairs ?? 30)) return { ...empty, calibrated: false, weights: null, curve: [] };
   const vectors = await embedder.embed(

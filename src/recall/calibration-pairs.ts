@@ -21,11 +21,18 @@ const SPEAKER_LABEL = /^[^:\n]{1,40}:\s+/;
  * Pairs from conversations: a turn's `background` (the turn it answers) as the query, the turn
  * as the target — "what answers this?" over the store's own data, the closest offline stand-in
  * for a question about a reply. Memories without a background give no pair. At most `max` pairs,
- * spread evenly over the input (deterministic).
+ * spread evenly over the memories in the order they were written (by `createdAt`, then key and
+ * text, never by id: ids are often random, and the sample must not change from run to run).
  */
 export function backgroundPairs(memories: readonly Memory[], max: number): CalibrationPair[] {
   const all: CalibrationPair[] = [];
-  for (const m of memories) {
+  const order = (m: Memory): string[] => [m.createdAt ?? '', m.key ?? '', m.text];
+  const sorted = [...memories].sort((a, b) => {
+    const [x, y] = [order(a), order(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as string) < (y[i] as string) ? -1 : 1;
+    return 0;
+  });
+  for (const m of sorted) {
     const background = m.background?.trim() ?? '';
     const query = background.replace(SPEAKER_LABEL, '').trim();
     if (query.length < 3 || background === m.text) continue;

@@ -11,6 +11,8 @@ import { backgroundPairs } from '../../src/recall/calibration-pairs.js';
 import { calibrateFusion } from '../../src/recall/calibrate-fusion.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { expectCode } from '../support/expect-code.js';
+import { HashedEmbedder } from '../support/hashed-embedder.js';
+import { startLocalServer, type LocalHttpServer } from '../support/local-http-server.js';
 import { createTableEmbedder } from '../support/table-embedder.js';
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ru', 'te', 'zo', 'pa', 'ne'];
@@ -60,21 +62,30 @@ async function openWith(embedder: Embedder, memories: MemoryInput[], scope = { t
 }
 
 describe('self-supervised pairs', () => {
-  const memory = (id: string, text: string, background: string | null): Memory => ({ id, text, background }) as Memory;
+  const memory = (id: string, text: string, background: string | null, n = 0): Memory =>
+    ({ id, text, background, key: null, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString() }) as Memory;
 
-  it('pair each memory with the background it answers, label stripped, evenly sampled', () => {
+  it('pair each memory with the background it answers, label stripped, evenly sampled in written order', () => {
     const all = [
-      memory('a', 'Ann: hi there', null),
-      memory('b', 'Bob: hello Ann', 'Ann: hi there'),
-      memory('c', 'Bob: ok', '  '),
-      memory('d', 'Ann: how is the dog?', 'Bob: hello Ann'),
+      memory('z', 'Ann: how is the dog?', 'Bob: hello Ann', 3),
+      memory('a', 'Ann: hi there', null, 0),
+      memory('y', 'Bob: hello Ann', 'Ann: hi there', 1),
+      memory('c', 'Bob: ok', '  ', 2),
     ];
     expect(backgroundPairs(all, 10)).toEqual([
-      { query: 'hi there', targetId: 'b', exclude: 'Ann: hi there' },
-      { query: 'hello Ann', targetId: 'd', exclude: 'Bob: hello Ann' },
+      { query: 'hi there', targetId: 'y', exclude: 'Ann: hi there' },
+      { query: 'hello Ann', targetId: 'z', exclude: 'Bob: hello Ann' },
     ]);
-    const many = Array.from({ length: 100 }, (_, i) => memory(`m${i}`, `t${i}`, `question ${i}`));
+    const many = Array.from({ length: 100 }, (_, i) => memory(`m${i}`, `t${i}`, `question ${i}`, i));
     expect(backgroundPairs(many, 4).map((p) => p.targetId)).toEqual(['m0', 'm25', 'm50', 'm75']);
+    // The same memories under other ids, listed in another order: the same sample.
+    const renamed = many.map((m, i) => ({ ...m, id: `x${(i * 37) % 100}` })).reverse();
+    expect(backgroundPairs(renamed, 4).map((p) => p.query)).toEqual([
+      'question 0',
+      'question 25',
+      'question 50',
+      'question 75',
+    ]);
   });
 });
 
@@ -178,10 +189,24 @@ describe('a calibration in the recall defaults', () => {
 
 describe('engram calibrate and ENGRAM_RECALL_CALIBRATION', () => {
   let dir: string;
+  let server: LocalHttpServer;
+  const saved = process.env['ENGRAM_EMBEDDER_BASE_URL'];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engram-calibrate-'));
+    // A real OpenAI-compatible embeddings endpoint on 127.0.0.1, serving hashed bag-of-words vectors.
+    const hashed = new HashedEmbedder({ dim: 64 });
+    server = await startLocalServer(async (request) => {
+      const vectors = await hashed.embed((request.body as { input: string[] }).input);
+      return {
+        json: { object: 'list', data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: [...v] })) },
+      };
+    });
+    process.env['ENGRAM_EMBEDDER_BASE_URL'] = server.url;
   });
   afterAll(async () => {
+    if (saved === undefined) delete process.env['ENGRAM_EMBEDDER_BASE_URL'];
+    else process.env['ENGRAM_EMBEDDER_BASE_URL'] = saved;
+    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -192,21 +217,48 @@ describe('engram calibrate and ENGRAM_RECALL_CALIBRATION', () => {
     const errors: string[] = [];
     const out = { error: (t: string) => errors.push(t) };
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    expect(await main(['node', 'engram', '--store', db, 'import', join(dir, 'm.jsonl')], out)).toBe(0);
+    expect(
+      await main(['node', 'engram', '--store', db, '--embedder', 'http:bow', 'import', join(dir, 'm.jsonl')], out),
+    ).toBe(0);
     const file = join(dir, 'cal.json');
-    expect(await main(['node', 'engram', '--store', db, '--json', 'calibrate', '--save', file], out)).toBe(0);
+    expect(
+      await main(
+        ['node', 'engram', '--store', db, '--embedder', 'http:bow', '--json', 'calibrate', '--save', file],
+        out,
+      ),
+    ).toBe(0);
     expect(errors).toEqual([]);
     const saved = JSON.parse(await readFile(file, 'utf8')) as { model: string; pairs: number; calibrated: boolean };
-    expect(saved).toMatchObject({ model: 'use-lite', pairs: N, calibrated: true });
+    expect(saved).toMatchObject({ model: 'http:bow', pairs: N, calibrated: true });
     expect(readCalibration(file)).toEqual({
-      model: 'use-lite',
+      model: 'http:bow',
       weights: (saved as unknown as { weights: unknown }).weights,
     });
+    // The saved calibration reaches the CLI's recall through the environment.
+    const recallJson = async (): Promise<unknown> => {
+      log.mockClear();
+      const q = `what about ${word(3)} ${word(3, 1)}`;
+      expect(await main(['node', 'engram', '--store', db, '--embedder', 'http:bow', '--json', 'recall', q], out)).toBe(
+        0,
+      );
+      const hits = (
+        JSON.parse(String(log.mock.calls.at(-1)?.[0])) as { hits: Array<{ explanation: { lexicalWeight: number } }> }
+      ).hits;
+      return hits.map((h) => h.explanation.lexicalWeight);
+    };
+    const without = await recallJson();
+    const strong = join(dir, 'strong.json');
+    await writeFile(strong, JSON.stringify({ ...saved, weights: { base: 0.95, short: 0.95 } }));
+    process.env['ENGRAM_RECALL_CALIBRATION'] = strong;
+    const withCalibration = await recallJson().finally(() => delete process.env['ENGRAM_RECALL_CALIBRATION']);
+    expect(withCalibration).not.toEqual(without);
     await writeFile(join(dir, 'bad.json'), '{"model": "use-lite", "weights": {"base": 2}}');
     expect(() => readCalibration(join(dir, 'bad.json'))).toThrowError(/not a calibration/);
     process.env['ENGRAM_RECALL_CALIBRATION'] = join(dir, 'missing.json');
     try {
-      expect(await main(['node', 'engram', '--store', db, 'recall', 'anything'], out)).toBe(2);
+      expect(await main(['node', 'engram', '--store', db, '--embedder', 'http:bow', 'recall', 'anything'], out)).toBe(
+        2,
+      );
       expect(errors.at(-1)).toMatch(/^error CONFIG_ERROR: ENGRAM_RECALL_CALIBRATION: cannot read/);
     } finally {
       delete process.env['ENGRAM_RECALL_CALIBRATION'];

@@ -13,7 +13,7 @@ export function registerCalibrate(program: Command, globals: () => GlobalOptions
       "choose the default recall's lexical trust for the --embedder from the scope's own memories " +
         '(each memory with a background is a query for it; no labels); prints the setting to use',
     )
-    .option('--pairs <n>', 'pairs used at most', parseNumber, 300)
+    .option('--pairs <n>', 'pairs used at most', parseNumber, 1000)
     .option('--save <file>', `write the calibration as JSON (point ${CALIBRATION_ENV} at it to use it)`)
     .action(async (flags: { pairs: number; save?: string }) => {
       const options = globals();
