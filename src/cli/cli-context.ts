@@ -3,6 +3,7 @@ import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
 import { searchConfigFromEnv } from '../search/search-config-from-env.js';
+import { formationOptionsFromEnv } from '../formation/formation-options.js';
 import { CALIBRATION_ENV, readCalibration } from './read-calibration.js';
 
 /** Options every command accepts. */
@@ -28,16 +29,29 @@ export function scopeOf(options: GlobalOptions): Scope {
   };
 }
 
+/** What a command does with formation's background worker. */
+export interface OpenSettings {
+  /**
+   * Run the formation worker in this process: the long-running commands (`serve`, `mcp`,
+   * `formation run`) and `remember` waiting for its facts do; a one-shot command never takes
+   * jobs it would have to abandon on exit. @default false
+   */
+  formationWorker?: boolean | undefined;
+}
+
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
  * ENGRAM_RERANK_URL, …) and the default recall's calibration (ENGRAM_RECALL_CALIBRATION, a file
- * of `engram calibrate --save`). `engram search`, `engram serve` and `engram mcp` all search with these.
+ * of `engram calibrate --save`). `engram search`, `engram serve` and `engram mcp` all search with
+ * these; formation takes its LLM from ENGRAM_FORMATION_LLM or ENGRAM_LLM the same way.
  */
-export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
+export function engramOptionsFromEnv(settings: OpenSettings = {}): Omit<EngramOptions, 'store' | 'embedder'> {
+  const formation = formationOptionsFromEnv();
   const calibration = process.env[CALIBRATION_ENV];
   return {
     search: searchConfigFromEnv(),
+    formation: settings.formationWorker ? formation : { ...formation, worker: false },
     ...(calibration ? { recall: { calibration: readCalibration(calibration) } } : {}),
   };
 }
@@ -45,12 +59,13 @@ export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
 export async function openEngram(
   options: GlobalOptions,
+  settings: OpenSettings = {},
   overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
 ): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    const fromEnv = engramOptionsFromEnv();
+    const fromEnv = engramOptionsFromEnv(settings);
     const recall = { ...fromEnv.recall, ...overrides.recall };
     return await Engram.open({ ...fromEnv, store, embedder, ...overrides, recall });
   } catch (error) {
@@ -60,8 +75,12 @@ export async function openEngram(
 }
 
 /** Opens Engram from the flags, runs `fn`, and always closes it. */
-export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
-  const engram = await openEngram(options);
+export async function withEngram<T>(
+  options: GlobalOptions,
+  fn: (engram: Engram) => Promise<T>,
+  settings: OpenSettings = {},
+): Promise<T> {
+  const engram = await openEngram(options, settings);
   try {
     return await fn(engram);
   } finally {
