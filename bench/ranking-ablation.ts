@@ -10,20 +10,20 @@
  * with the write-side fields the mechanism reads hidden); removed mechanisms are added one at a
  * time (bench/lib/ranking-experiments.ts). Pools are the default recall's, built once per case and k.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Engram } from '../src/engram.js';
-import { parseEvalCases, type EvalCase } from '../src/eval/eval-case.js';
-import { cutScores, reciprocalRank, summarize, type CaseFigures, type EvalSummary } from '../src/eval/eval-metrics.js';
-import type { Memory, MemoryInput } from '../src/model/memory.js';
+import type { EvalSummary } from '../src/eval/eval-metrics.js';
+import type { Memory } from '../src/model/memory.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { LOCOMO_TENANT, locomoCases, sampleOf } from './lib/locomo-eval.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import { buildPools, listAll, type PooledCase } from './lib/ranking-pools.js';
+import { loadIndirectCases, scoreRanker } from './lib/ranking-score.js';
 import { removedMechanisms } from './lib/ranking-experiments.js';
 import {
   ALL_FIELDS,
@@ -37,30 +37,6 @@ import { fmt, markdownTable } from './lib/stats.js';
 
 const LOCOMO_KS = [5, 10, 20];
 const INDIRECT_KS = [1, 3, 5, 10];
-const CASES_DIR = new URL('./cases/', import.meta.url);
-
-/** Figures of one ranker over pooled cases (optionally only some groups). */
-function score(
-  ranker: PoolRanker,
-  cases: readonly PooledCase[],
-  ks: readonly number[],
-  groups?: ReadonlySet<string>,
-): EvalSummary {
-  const figures: CaseFigures[] = [];
-  for (const pc of cases) {
-    if (groups !== undefined && !groups.has(pc.group)) continue;
-    const f: CaseFigures = { recall: {}, hit: {}, reciprocalRank: 0, extra: {} };
-    for (const k of ks) {
-      const top = ranker(pc, k).map((m) => ({ id: m.id, key: m.key, text: m.text, score: 0 }));
-      const cut = cutScores(pc.case.expected, top, k);
-      f.recall[k] = cut.recall;
-      f.hit[k] = cut.hit;
-      if (k === ks[ks.length - 1]) f.reciprocalRank = reciprocalRank(pc.case.expected, top);
-    }
-    figures.push(f);
-  }
-  return summarize(figures, ks, []);
-}
 
 /** The rankers of the table: the default, each kept mechanism taken away, alternatives, removed ones. */
 function rankers(
@@ -99,7 +75,7 @@ function crossValidate(
   const groups = [...new Set(cases.map((c) => c.group))];
   const mean = (s: EvalSummary): number =>
     LOCOMO_KS.reduce((a, k) => a + (s.recall[k] as number), 0) / LOCOMO_KS.length;
-  const perGroup = grid.map(([, r]) => new Map(groups.map((g) => [g, score(r, cases, LOCOMO_KS, new Set([g]))])));
+  const perGroup = grid.map(([, r]) => new Map(groups.map((g) => [g, scoreRanker(r, cases, LOCOMO_KS, new Set([g]))])));
   return groups.map((held) => {
     let best = 0;
     let bestScore = -1;
@@ -119,19 +95,6 @@ function crossValidate(
   });
 }
 
-async function loadIndirect(engram: Engram): Promise<EvalCase[]> {
-  const lines = readFileSync(new URL('indirect-memories.jsonl', CASES_DIR), 'utf8').trim().split('\n');
-  await engram.addMany(
-    lines.map((l) => JSON.parse(l) as MemoryInput),
-    { scope: { tenant: LOCOMO_TENANT, user: 'indirect' } },
-  );
-  const cases = parseEvalCases(
-    readFileSync(new URL('indirect-cases.jsonl', CASES_DIR), 'utf8'),
-    'indirect-cases.jsonl',
-  );
-  return cases.map((c) => ({ ...c, scope: { user: 'indirect' } }));
-}
-
 function pooled(weighted: Array<{ held: EvalSummary }>, k: number): number {
   const n = weighted.reduce((a, w) => a + w.held.n, 0);
   return weighted.reduce((a, w) => a + (w.held.recall[k] as number) * w.held.n, 0) / n;
@@ -149,7 +112,7 @@ async function main(): Promise<void> {
   try {
     for (const c of conversations)
       await engram.addMany(c.memories, { scope: { tenant: LOCOMO_TENANT, user: c.sampleId } });
-    const indirectCases = await loadIndirect(engram);
+    const indirectCases = await loadIndirectCases(engram, LOCOMO_TENANT);
     const locomo = await buildPools(store, embedder, conversations.flatMap(locomoCases), {
       tenant: LOCOMO_TENANT,
       ks: LOCOMO_KS,
@@ -171,8 +134,8 @@ async function main(): Promise<void> {
     };
     const table = rankers(neighbour, (pc) => byUser.get(pc.case.scope?.user ?? '') ?? []);
     const rows = table.map(([name, r]) => {
-      const lo = score(r, locomo, LOCOMO_KS);
-      const ind = score(r, indirect, INDIRECT_KS);
+      const lo = scoreRanker(r, locomo, LOCOMO_KS);
+      const ind = scoreRanker(r, indirect, INDIRECT_KS);
       log(`${name}: R@10 ${fmt(lo.recall[10])}`);
       return {
         name,
@@ -180,7 +143,7 @@ async function main(): Promise<void> {
         byCategory: Object.fromEntries(
           ['multi-hop', 'temporal', 'open-domain', 'single-hop'].map((cat) => [
             cat,
-            score(
+            scoreRanker(
               r,
               locomo.filter((p) => p.case.category === cat),
               LOCOMO_KS,
@@ -193,7 +156,7 @@ async function main(): Promise<void> {
     const groups = [...new Set(locomo.map((p) => p.group))];
     const perConversation = table.slice(0, 3).map(([name, r]) => ({
       name,
-      byGroup: Object.fromEntries(groups.map((g) => [g, score(r, locomo, LOCOMO_KS, new Set([g]))])),
+      byGroup: Object.fromEntries(groups.map((g) => [g, scoreRanker(r, locomo, LOCOMO_KS, new Set([g]))])),
     }));
     const cv = crossValidate(locomo);
     const result = {

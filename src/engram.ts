@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from './model/api.js';
-import type { Embedder } from './embed/embedder.js';
+import type { Embedder, EmbedRole } from './embed/embedder.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
 import type { Scope } from './model/scope.js';
@@ -16,6 +16,7 @@ import {
   type InputLimits,
 } from './model/validate.js';
 import type { LexicalWeights } from './recall/lexical-weights.js';
+import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } from './recall/calibrate-fusion.js';
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
@@ -74,6 +75,13 @@ export interface RecallDefaults {
   profile: 'engram' | 'seed';
   /** Config-level lexical weights (below explicit options, above the environment). */
   lexicalWeights?: Partial<LexicalWeights> | undefined;
+  /**
+   * A calibration of the default profile for an embedder ({@link Engram.calibrateFusion}, `engram
+   * calibrate --json`): its weights replace the default profile's defaults when its `model` is this
+   * instance's embedder, and are ignored otherwise; the `seed` profile never reads them.
+   * @default none (0.5 / 0.5)
+   */
+  calibration?: Pick<FusionCalibration, 'model' | 'weights'> | undefined;
 }
 
 /** Options of {@link Engram.open}. */
@@ -182,7 +190,7 @@ export class Engram implements MemoryApi {
       env: this.options.env ?? process.env,
       embed: async (texts, scope) => {
         await this.checkModel(scope);
-        const vectors = await this.embed(texts);
+        const vectors = await this.embed(texts, 'document');
         return { vectors, embedding: { model: this.embedder.model, dim: vectors[0]?.length ?? this.embedder.dim } };
       },
       recall: (query, options) => this.recallWith(query, options, false),
@@ -237,8 +245,9 @@ export class Engram implements MemoryApi {
     });
   }
 
-  private async embed(texts: string[]): Promise<Float32Array[]> {
-    const vectors = await this.embedder.embed(texts);
+  /** Embeds texts as `role` ('query' for recall, 'document' for what is stored), checking every vector. */
+  private async embed(texts: string[], role: EmbedRole): Promise<Float32Array[]> {
+    const vectors = await this.embedder.embed(texts, { role });
     if (vectors.length !== texts.length) {
       throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
     }
@@ -300,7 +309,7 @@ export class Engram implements MemoryApi {
       if (n.id !== undefined) ids.add(n.id);
     }
     await this.checkModel(scope);
-    const vectors = await this.embed(normalized.map((n) => n.text));
+    const vectors = await this.embed(normalized.map((n) => n.text), 'document');
     const now = this.clock().toISOString();
     const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
     const records: MemoryRecord[] = normalized.map((n, i) => ({
@@ -338,7 +347,7 @@ export class Engram implements MemoryApi {
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined) {
       await this.checkModel(scope);
-      const [v] = (await this.embed([clean.text])) as [Float32Array];
+      const [v] = (await this.embed([clean.text], 'document')) as [Float32Array];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -437,6 +446,7 @@ export class Engram implements MemoryApi {
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
       env: this.options.env ?? process.env,
+      calibrated: this.calibratedWeights(),
     });
     await this.checkModel(filter.scope);
     const embedStart = performance.now();
@@ -445,7 +455,7 @@ export class Engram implements MemoryApi {
       validateVector(options.vector, this.embedder.dim > 0 ? this.embedder.dim : options.vector.length, 'vector');
       queryVector = options.vector;
     } else {
-      [queryVector] = (await this.embed([text])) as [Float32Array];
+      [queryVector] = (await this.embed([text], 'query')) as [Float32Array];
     }
     const embedMs = performance.now() - embedStart;
     const rank = (n: number) =>
@@ -474,6 +484,24 @@ export class Engram implements MemoryApi {
     return { query: text, ...result, ...explained };
   }
 
+  /**
+   * Measures which lexical trust suits this instance's embedder on the scope's own data, with no
+   * labels ({@link calibrateFusion}: each memory's `background` as a query for it). Read-only;
+   * apply the result with `recall.calibration` (the CLI: `ENGRAM_RECALL_CALIBRATION`).
+   */
+  async calibrateFusion(options: Scoped & Omit<CalibrateFusionOptions, 'scope'>): Promise<FusionCalibration> {
+    this.ensureOpen();
+    const scope = validateScope(options?.scope);
+    await this.checkModel(scope);
+    return this.withRetry(() => calibrateFusion({ store: this.store, embedder: this.embedder }, { ...options, scope }));
+  }
+
+  /** The configured calibration's weights, when it was measured with this instance's embedder. */
+  private calibratedWeights(): LexicalWeights | undefined {
+    const calibration = this.recallDefaults.calibration;
+    return calibration?.model === this.embedder.model ? (calibration.weights ?? undefined) : undefined;
+  }
+
   private searcherInstance: Searcher | undefined;
 
   /** Names of the rerankers {@link Engram.search} accepts. */
@@ -492,6 +520,7 @@ export class Engram implements MemoryApi {
       weights: ENGRAM_PROFILE.resolveWeights({
         config: this.recallDefaults.lexicalWeights,
         env: this.options.env ?? process.env,
+        calibrated: this.calibratedWeights(),
       }),
       clock: this.clock,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
@@ -548,7 +577,7 @@ export class Engram implements MemoryApi {
     do {
       const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
       if (page.items.length === 0) break;
-      const vectors = await embedder.embed(page.items.map((m) => m.text));
+      const vectors = await embedder.embed(page.items.map((m) => m.text), { role: 'document' });
       const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
       const embedding = { model: embedder.model, dim };
       // Check the whole page before writing any of it.

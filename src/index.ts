@@ -15,6 +15,9 @@ export {
 } from './engram.js';
 export * from './model/index.js';
 export {
+  calibrateFusion,
+  type CalibrateFusionOptions,
+  type FusionCalibration,
   DEFAULT_LEXICAL_WEIGHTS,
   ENGRAM_PROFILE,
   RECALL_PROFILES,

@@ -19,6 +19,7 @@ export function openBenchEmbedder(path: string = BENCH_EMBEDDING_CACHE): Embedde
   const cached = withCache(createLocalEmbedder(), cache);
   return {
     model: cached.model,
+    asymmetric: cached.asymmetric === true,
     get dim() {
       return cached.dim;
     },

@@ -51,7 +51,10 @@ export async function buildPools(
 ): Promise<PooledCase[]> {
   const out: PooledCase[] = [];
   const rowsByScope = new Map<string, Map<string, Memory>>();
-  const vectors = await embedder.embed(cases.map((c) => c.query));
+  const vectors = await embedder.embed(
+    cases.map((c) => c.query),
+    { role: 'query' },
+  );
   for (const [i, c] of cases.entries()) {
     const scope: Scope = { tenant: options.tenant, ...c.scope };
     const filter = { scope };

@@ -4,6 +4,7 @@ import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
 import { searchConfigFromEnv } from '../search/search-config-from-env.js';
 import { formationOptionsFromEnv } from '../formation/formation-options.js';
+import { CALIBRATION_ENV, readCalibration } from './read-calibration.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -41,14 +42,17 @@ export interface OpenSettings {
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
- * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these;
- * formation takes its LLM from ENGRAM_FORMATION_LLM or ENGRAM_LLM the same way.
+ * ENGRAM_RERANK_URL, …) and the default recall's calibration (ENGRAM_RECALL_CALIBRATION, a file
+ * of `engram calibrate --save`). `engram search`, `engram serve` and `engram mcp` all search with
+ * these; formation takes its LLM from ENGRAM_FORMATION_LLM or ENGRAM_LLM the same way.
  */
 export function engramOptionsFromEnv(settings: OpenSettings = {}): Omit<EngramOptions, 'store' | 'embedder'> {
   const formation = formationOptionsFromEnv();
+  const calibration = process.env[CALIBRATION_ENV];
   return {
     search: searchConfigFromEnv(),
     formation: settings.formationWorker ? formation : { ...formation, worker: false },
+    ...(calibration ? { recall: { calibration: readCalibration(calibration) } } : {}),
   };
 }
 
@@ -61,7 +65,9 @@ export async function openEngram(
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(settings), store, embedder, ...overrides });
+    const fromEnv = engramOptionsFromEnv(settings);
+    const recall = { ...fromEnv.recall, ...overrides.recall };
+    return await Engram.open({ ...fromEnv, store, embedder, ...overrides, recall });
   } catch (error) {
     await store.close();
     throw error;

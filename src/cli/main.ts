@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isEngramError, type EngramErrorCode } from '../model/errors.js';
 import type { GlobalOptions } from './cli-context.js';
 import { registerAdd } from './commands/add-command.js';
+import { registerCalibrate } from './commands/calibrate-command.js';
 import { registerDemo } from './commands/demo-command.js';
 import { registerEval } from './commands/eval-command.js';
 import { registerImport } from './commands/import-command.js';
@@ -69,6 +70,7 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerRecall(program, globals);
   registerSearch(program, globals);
   registerEval(program, globals);
+  registerCalibrate(program, globals);
   registerStats(program, globals);
   registerReembed(program, globals);
   registerServe(program, globals);

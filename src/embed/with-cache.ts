@@ -66,7 +66,7 @@ export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
       });
       if (toEmbed.length > 0) {
         const work = (async (): Promise<Float32Array[]> => {
-          const vectors = await embedder.embed(toEmbed, { role });
+          const vectors = await embedder.embed(toEmbed, { ...options, role });
           checkVectors(vectors, toEmbed.length, undefined, `Embedder ${model}`);
           await cache.setMany(
             space,

@@ -1,3 +1,5 @@
+export * from './calibrate-fusion.js';
+export * from './calibration-pairs.js';
 export * from './candidate-pool.js';
 export * from './explain-hits.js';
 export * from './lexical-weights.js';

@@ -26,6 +26,11 @@ export interface LexicalWeightSources {
   option?: Partial<LexicalWeights> | undefined;
   config?: Partial<LexicalWeights> | undefined;
   env?: Record<string, string | undefined> | undefined;
+  /**
+   * Weights measured for the embedder in use ({@link calibrateFusion}); a profile that takes them
+   * uses them in place of its defaults (Engram's default does, the reference recall never does).
+   */
+  calibrated?: LexicalWeights | undefined;
 }
 
 /**

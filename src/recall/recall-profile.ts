@@ -26,11 +26,14 @@ export interface RecallProfileSpec {
   fusion: 'linear' | 'spread';
   /** Weight of a memory's context (background, day stated) against its text in BM25; `spread` only. */
   contextWeight: number;
-  /** This profile's lexical weights from an option, the config and the environment. */
+  /** This profile's lexical weights from an option, the config, the environment and a calibration. */
   resolveWeights(sources: LexicalWeightSources): LexicalWeights;
 }
 
-/** The reference recall, reproduced exactly: ASCII tokenizer, dense pool only, the reference fusion and weights. */
+/**
+ * The reference recall, reproduced exactly: ASCII tokenizer, dense pool only, the reference fusion
+ * and weights (a calibration for the embedder is ignored).
+ */
 export const SEED_PROFILE: RecallProfileSpec = {
   name: 'seed',
   tokenize: referenceTokenize,
@@ -44,9 +47,10 @@ export const SEED_PROFILE: RecallProfileSpec = {
 };
 
 /**
- * Engram's lexical weight when none is set: the words and the cosine are trusted equally once
- * each is scaled by its spread over the pool (measured with USE-lite on LoCoMo; other embedders
- * can be compared with `engram eval --vs lexical=…`).
+ * Engram's lexical weight when none is set and no calibration for the embedder is given: the words
+ * and the cosine are trusted equally once each is scaled by its spread over the pool. Measured
+ * with USE-lite on LoCoMo (the best trust there, and what leave-one-conversation-out tuning
+ * picks); for another embedder, `engram calibrate` measures its own (a weak one wants more).
  */
 export const ENGRAM_LEXICAL_WEIGHTS: LexicalWeights = { base: 0.5, short: 0.5 };
 
@@ -67,7 +71,8 @@ export const ENGRAM_PROFILE: RecallProfileSpec = {
   lexicalPoolSize: (densePool) => densePool,
   fusion: 'spread',
   contextWeight: 0.5,
-  resolveWeights: (sources) => resolveLexicalWeights(sources, { defaults: ENGRAM_LEXICAL_WEIGHTS, max: 0.95 }),
+  resolveWeights: (sources) =>
+    resolveLexicalWeights(sources, { defaults: sources.calibrated ?? ENGRAM_LEXICAL_WEIGHTS, max: 0.95 }),
 };
 
 export const RECALL_PROFILES: Record<RecallProfile, RecallProfileSpec> = {

@@ -30,7 +30,7 @@ export async function runInternetPath(
   if (memories.length === 0) return [];
   const vectors = await web.embedder.embed(
     memories.map((m) => m.text),
-    { signal: inputs.signal },
+    { signal: inputs.signal, role: 'document' },
   );
   const found = memories.map((memory, i) => ({
     memory,

@@ -18,7 +18,7 @@ export function queryTexts(goal: ParsedGoal, subQuestions: readonly string[] = [
 /** Embeds every query text in ONE embedder call. */
 export async function embedQueryTexts(embedder: Embedder, texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
   if (texts.length === 0) return [];
-  const vectors = await embedder.embed(texts, { signal });
+  const vectors = await embedder.embed(texts, { signal, role: 'query' });
   if (vectors.length !== texts.length) {
     throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} query texts`);
   }
