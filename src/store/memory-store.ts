@@ -1,5 +1,6 @@
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
+import type { MemoryType } from '../model/memory-type.js';
 
 /**
  * A memory ready to be written: validated, normalised, with its vector (or null when the
@@ -50,6 +51,22 @@ export interface LexicalQuery {
   space?: EmbeddingInfo | undefined;
 }
 
+/** One group of a grouped search: rows of these types (in place of `filter.types`), at most `limit`. */
+export interface SearchGroup {
+  types: MemoryType[];
+  limit: number;
+}
+
+/** Dense searches of one scope and query vector that differ only in their types and limits. */
+export interface DenseGroupQuery extends Omit<DenseQuery, 'limit'> {
+  groups: SearchGroup[];
+}
+
+/** Lexical searches of one scope and set of terms that differ only in their types and limits. */
+export interface LexicalGroupQuery extends Omit<LexicalQuery, 'limit'> {
+  groups: SearchGroup[];
+}
+
 /** Exact usage of one memory, for {@link MemoryStore.setUsage}. */
 export interface UsageEntry {
   id: string;
@@ -98,6 +115,19 @@ export interface MemoryStore {
   denseSearch(query: DenseQuery): Promise<DenseCandidate[]>;
   /** Top-`limit` rows from the backend's full-text index, any term matching. */
   lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]>;
+  /**
+   * Optional. Several dense searches answered together (the multi-path searcher asks for every
+   * path of a scope at once): result `i` is what `denseSearch` returns for the query with
+   * `filter.types = groups[i].types` and `limit = groups[i].limit`. Lets a backend scan its rows
+   * once; callers fall back to one {@link denseSearch} per group.
+   */
+  denseSearchGroups?(query: DenseGroupQuery): Promise<DenseCandidate[][]>;
+  /**
+   * Optional. Several lexical searches answered together: result `i` is what `lexicalSearch`
+   * returns for the query with `filter.types = groups[i].types` and `limit = groups[i].limit`.
+   * Callers fall back to one {@link lexicalSearch} per group.
+   */
+  lexicalSearchGroups?(query: LexicalGroupQuery): Promise<LexicalCandidate[][]>;
   /** Adds 1 to the use count of each id and sets its last-used time. */
   recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
   /**

@@ -21,8 +21,18 @@ export interface CachedLexicalInput {
   limit: number;
 }
 
+/** What {@link rankCachedLexicalGroups} ranks: one list per filter, of its limit. */
+export interface CachedLexicalGroupsInput {
+  index: LexicalIndex;
+  groups: ReadonlyArray<{ filter: SlotFilter | null; limit: number }>;
+  terms: readonly TermPostings[];
+}
+
 const K1 = 1.2;
 const B = 0.75;
+/** Groups ranked in one pass (one bit each beside the "seen" bit of a 32-bit mask). */
+const GROUPS_PER_PASS = 31;
+const SEEN = 2 ** 31;
 
 /**
  * BM25 with FTS5's own formula (k1 1.2, b 0.75, idf ln((N − df + 0.5) / (df + 0.5)) floored at
@@ -32,12 +42,28 @@ const B = 0.75;
  * row first on ties.
  */
 export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
-  const { index, filter } = input;
+  const { index, filter, terms, limit } = input;
+  return rankCachedLexicalGroups({ index, terms, groups: [{ filter, limit }] })[0] ?? [];
+}
+
+/**
+ * {@link rankCachedLexical} for several filters over the same postings in one pass: a row's score
+ * does not depend on the filter, so each row is scored once and each group keeps its own best.
+ * Result `i` equals `rankCachedLexical` with `groups[i]`.
+ */
+export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
+  const { index, groups } = input;
+  if (groups.length > GROUPS_PER_PASS) {
+    const out: LexicalCandidate[][] = [];
+    for (let i = 0; i < groups.length; i += GROUPS_PER_PASS)
+      out.push(...rankCachedLexicalGroups({ ...input, groups: groups.slice(i, i + GROUPS_PER_PASS) }));
+    return out;
+  }
   const n = index.docCount;
-  if (index.size === 0 || input.limit <= 0) return [];
+  if (index.size === 0) return groups.map(() => []);
   const scores = new Float64Array(n);
-  // 0 = not seen yet, 1 = accepted by the filter, 2 = rejected.
-  const state = new Uint8Array(n);
+  // 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
+  const masks = new Uint32Array(n);
   const touched: number[] = [];
   const mean = index.meanLength;
   for (const term of input.terms) {
@@ -47,19 +73,34 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
     const { docs, tfs } = term;
     for (let j = 0; j < docs.length; j++) {
       const doc = docs[j] as number;
-      let seen = state[doc] as number;
-      if (seen === 0) {
-        const id = index.idOf(doc);
-        seen = id !== null && (filter === null || filter.test(id, index.metaOf(doc))) ? 1 : 2;
-        state[doc] = seen;
-        if (seen === 1) touched.push(doc);
+      let mask = masks[doc] as number;
+      if (mask === 0) {
+        mask = acceptingGroups(index, doc, groups);
+        masks[doc] = mask;
+        if (mask !== SEEN) touched.push(doc);
       }
-      if (seen !== 1) continue;
+      if (mask === SEEN) continue;
       const tf = tfs[j] as number;
       scores[doc] =
         (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
     }
   }
-  const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
-  return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+  return groups.map(({ limit }, g) => {
+    if (limit <= 0) return [];
+    const bit = 2 ** g;
+    const mine = groups.length === 1 ? touched : touched.filter((doc) => ((masks[doc] as number) & bit) !== 0);
+    const best = topK(mine, limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+  });
+}
+
+/** SEEN plus the bit of every group whose filter accepts the row (none for a dead row). */
+function acceptingGroups(index: LexicalIndex, doc: number, groups: CachedLexicalGroupsInput['groups']): number {
+  const id = index.idOf(doc);
+  let mask = SEEN;
+  if (id === null) return mask;
+  groups.forEach(({ filter, limit }, g) => {
+    if (limit > 0 && (filter === null || filter.test(id, index.metaOf(doc)))) mask += 2 ** g;
+  });
+  return mask;
 }

@@ -3,7 +3,7 @@ import { EngramError } from '../../model/errors.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import { decodeListCursor, encodeListCursor, type ListDirection, type ListOrder } from '../list-cursor.js';
-import type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, MemoryText, UsageEntry } from '../memory-store.js';
+import type { DenseCandidate, DenseGroupQuery, DenseQuery, LexicalCandidate, LexicalGroupQuery, LexicalQuery, MemoryRecord, MemoryStore, MemoryText, UsageEntry } from '../memory-store.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import {
   assertFilter,
@@ -18,7 +18,7 @@ import {
 } from '../record-validation.js';
 import { decodeVector, encodeVector } from '../vector-codec.js';
 import { filterPredicate, filterSql, withSpace } from './filter-sql.js';
-import { rankCachedLexical, type TermPostings } from './cached-lexical.js';
+import { rankCachedLexical, rankCachedLexicalGroups, type TermPostings } from './cached-lexical.js';
 import { ftsDocument, ftsTerms, type FtsTerm } from './fts-text.js';
 import { termKey } from './lexical-index.js';
 import { planLexicalTerms, type LexicalPlanOptions } from './lexical-plan.js';
@@ -26,7 +26,7 @@ import { applySqliteMigrations } from './migrations.js';
 import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from './row-mapper.js';
 import { toEngramError } from './sqlite-errors.js';
 import { ALL_USERS, VectorCache } from './vector-cache.js';
-import { writeNormalized } from './vector-partition.js';
+import { writeNormalized, type SlotFilter } from './vector-partition.js';
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -535,34 +535,59 @@ export class SqliteStore implements MemoryStore {
 
   denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
     return this.run('denseSearch', () => {
-      if (query === null || typeof query !== 'object')
-        throw new EngramError('INVALID_INPUT', 'query must be an object');
-      assertFilter(query.filter);
-      assertLimit(query.limit, SEARCH_MAX);
-      if (typeof query.model !== 'string' || query.model === '')
-        throw new EngramError('INVALID_INPUT', 'query.model is required');
-      assertVector(query.vector, { model: query.model, dim: query.vector?.length ?? 0 });
-      const dim = query.vector.length;
-      const unit = new Float32Array(dim);
-      writeNormalized(unit, 0, query.vector);
-      if (unit.every((v) => v === 0)) return [];
-      const cache = this.vectorCache();
-      if (cache === null) return this.denseScan(query.filter, query.model, unit, query.limit);
-      const partition = cache.partition(
-        query.filter.scope.tenant,
-        query.model,
-        dim,
-        query.filter.scope.user ?? ALL_USERS,
-      );
-      // A short id list is looked up slot by slot rather than tested against every cached row
-      // (the rest of the filter is still tested on each).
-      const { ids } = query.filter;
-      if (ids !== undefined && ids.length <= partition.size / 8) {
-        const rest = filterPredicate({ ...query.filter, ids: undefined }, partition.statuses());
-        return partition.searchIds(unit, ids, query.limit, rest);
-      }
-      return partition.search(unit, query.limit, filterPredicate(query.filter, partition.statuses()), this.options.searchThreads);
+      const unit = this.denseUnit(query, () => assertLimit(query.limit, SEARCH_MAX));
+      return unit === null ? [] : this.denseRows(query.filter, query.model, unit, query.limit);
     });
+  }
+
+  /** One scan of the vector cache for every group (see {@link VectorPartition.searchGroups}). */
+  denseSearchGroups(query: DenseGroupQuery): Promise<DenseCandidate[][]> {
+    return this.run('denseSearchGroups', () => {
+      const unit = this.denseUnit(query, () => {
+        if (!Array.isArray(query.groups)) throw new EngramError('INVALID_INPUT', 'query.groups must be an array');
+        for (const g of query.groups) {
+          assertFilter({ ...query.filter, types: g.types });
+          assertLimit(g.limit, SEARCH_MAX);
+        }
+      });
+      const cache = this.vectorCache();
+      if (unit === null) return query.groups.map(() => []);
+      const filters = query.groups.map((g) => ({ ...query.filter, types: g.types }));
+      if (cache === null || query.filter.ids !== undefined) {
+        return filters.map((f, i) => this.denseRows(f, query.model, unit, query.groups[i]?.limit ?? 0));
+      }
+      const { tenant, user } = query.filter.scope;
+      const partition = cache.partition(tenant, query.model, unit.length, user ?? ALL_USERS);
+      const groups = filters.map((f, i) => ({ limit: query.groups[i]?.limit ?? 0, filter: filterPredicate(f, partition.statuses()) }));
+      return partition.searchGroups(unit, groups, this.options.searchThreads);
+    });
+  }
+
+  /** Checks a dense query (`checkLimits` after its filter); its vector at unit length, or null for a zero vector. */
+  private denseUnit(query: Omit<DenseQuery, 'limit'>, checkLimits: () => void): Float32Array | null {
+    if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+    assertFilter(query.filter);
+    checkLimits();
+    if (typeof query.model !== 'string' || query.model === '')
+      throw new EngramError('INVALID_INPUT', 'query.model is required');
+    assertVector(query.vector, { model: query.model, dim: query.vector?.length ?? 0 });
+    const unit = new Float32Array(query.vector.length);
+    writeNormalized(unit, 0, query.vector);
+    return unit.every((v) => v === 0) ? null : unit;
+  }
+
+  private denseRows(filter: MemoryFilter, model: string, unit: Float32Array, limit: number): DenseCandidate[] {
+    const cache = this.vectorCache();
+    if (cache === null) return this.denseScan(filter, model, unit, limit);
+    const partition = cache.partition(filter.scope.tenant, model, unit.length, filter.scope.user ?? ALL_USERS);
+    // A short id list is looked up slot by slot rather than tested against every cached row
+    // (the rest of the filter is still tested on each).
+    const { ids } = filter;
+    if (ids !== undefined && ids.length <= partition.size / 8) {
+      const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses());
+      return partition.searchIds(unit, ids, limit, rest);
+    }
+    return partition.search(unit, limit, filterPredicate(filter, partition.statuses()), this.options.searchThreads);
   }
 
   /** The reference design: read every matching blob per query and score it in JS. */
@@ -611,19 +636,41 @@ export class SqliteStore implements MemoryStore {
 
   lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
     return this.run('lexicalSearch', () => {
-      if (query === null || typeof query !== 'object')
-        throw new EngramError('INVALID_INPUT', 'query must be an object');
-      assertFilter(query.filter);
-      assertLimit(query.limit, SEARCH_MAX);
-      assertSpace(query.space);
-      if (!Array.isArray(query.terms))
-        throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
-      const terms = ftsTerms(query.terms);
-      if (terms.length === 0) return [];
-      const cache = query.space === undefined ? null : this.vectorCache();
-      if (cache !== null && query.space !== undefined) return this.cachedLexical(cache, query, query.space, terms);
-      return this.ftsLexical(query, terms);
+      this.checkLexical(query, () => assertLimit(query.limit, SEARCH_MAX));
+      return this.lexicalRows([query], query.space, query.terms)[0] ?? [];
     });
+  }
+
+  /** Every group from one pass over the terms' postings when answered from the vector cache. */
+  lexicalSearchGroups(query: LexicalGroupQuery): Promise<LexicalCandidate[][]> {
+    return this.run('lexicalSearchGroups', () => {
+      this.checkLexical(query, () => {
+        if (!Array.isArray(query.groups)) throw new EngramError('INVALID_INPUT', 'query.groups must be an array');
+        for (const g of query.groups) {
+          assertFilter({ ...query.filter, types: g.types });
+          assertLimit(g.limit, SEARCH_MAX);
+        }
+      });
+      const queries = query.groups.map((g) => ({ ...query, filter: { ...query.filter, types: g.types }, limit: g.limit }));
+      return this.lexicalRows(queries, query.space, query.terms);
+    });
+  }
+
+  private checkLexical(query: Omit<LexicalQuery, 'limit'>, checkLimits: () => void): void {
+    if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
+    assertFilter(query.filter);
+    checkLimits();
+    assertSpace(query.space);
+    if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+  }
+
+  /** Lexical queries of one scope, space and terms that differ in types and limits. */
+  private lexicalRows(queries: LexicalQuery[], space: EmbeddingInfo | undefined, raw: string[]): LexicalCandidate[][] {
+    const terms = ftsTerms(raw);
+    if (terms.length === 0 || queries.length === 0) return queries.map(() => []);
+    const cache = space === undefined ? null : this.vectorCache();
+    if (cache !== null && space !== undefined) return this.cachedLexical(cache, queries, space, terms);
+    return queries.map((q) => this.ftsLexical(q, terms));
   }
 
   private get planOptions(): LexicalPlanOptions {
@@ -639,46 +686,52 @@ export class SqliteStore implements MemoryStore {
    */
   private cachedLexical(
     cache: VectorCache,
-    query: LexicalQuery,
+    queries: LexicalQuery[],
     space: EmbeddingInfo,
     terms: FtsTerm[],
-  ): LexicalCandidate[] {
-    const { partition, index } = cache.lexical(
-      query.filter.scope.tenant,
-      space.model,
-      space.dim,
-      query.filter.scope.user ?? ALL_USERS,
-    );
-    const filter = filterPredicate(query.filter, partition.statuses());
+  ): LexicalCandidate[][] {
+    const { scope } = (queries[0] as LexicalQuery).filter;
+    const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
+    const filters = queries.map((q) => filterPredicate(q.filter, partition.statuses()));
     const withDf = terms.map((t) => ({
       ...t,
       keys: t.tokens.map((token) => termKey(t.column, token)),
       df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => index.storedCount(termKey(t.column, token)))),
     }));
     const { kept, rankAll } = planLexicalTerms(withDf, index.size, this.planOptions);
-    const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(query.limit, this.options.lexicalScanCap);
-    const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
-    const postings = kept.map((term): TermPostings => {
-      if (term.keys.length === 1) {
-        const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
-        return rankAll ? read : { ...read, df: term.df };
-      }
-      // A phrase: FTS5 knows word positions, the in-memory index does not.
-      const rows = rankAll
-        ? this.prepare<[string], number>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?').pluck().all(term.expression)
-        : this.prepare<[string, number], number>(
-              'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
-            )
-            .pluck()
-            .all(term.expression, cap);
-      const docs: number[] = [];
-      for (const pk of rows) {
-        const doc = index.docOf(pk);
-        if (doc !== undefined) docs.push(doc);
-      }
-      return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
+    const postingsOf = (limit: number, filter: SlotFilter | null): TermPostings[] => {
+      const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(limit, this.options.lexicalScanCap);
+      const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
+      return kept.map((term): TermPostings => {
+        if (term.keys.length === 1) {
+          const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
+          return rankAll ? read : { ...read, df: term.df };
+        }
+        // A phrase: FTS5 knows word positions, the in-memory index does not.
+        const rows = rankAll
+          ? this.prepare<[string], number>('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?').pluck().all(term.expression)
+          : this.prepare<[string, number], number>(
+                'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+              )
+              .pluck()
+              .all(term.expression, cap);
+        const docs: number[] = [];
+        for (const pk of rows) {
+          const doc = index.docOf(pk);
+          if (doc !== undefined) docs.push(doc);
+        }
+        return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
+      });
+    };
+    // Ranking every match, the postings do not depend on the filter: read once for every query.
+    if (rankAll) {
+      const groups = queries.map((q, i) => ({ filter: filters[i] ?? null, limit: q.limit }));
+      return rankCachedLexicalGroups({ index, groups, terms: postingsOf(0, null) });
+    }
+    return queries.map((q, i) => {
+      const filter = filters[i] ?? null;
+      return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
     });
-    return rankCachedLexical({ index, filter, terms: postings, limit: query.limit });
   }
 
   /** The lexical channel through FTS5 alone: bm25() over every match, or the bounded windows. */

@@ -40,6 +40,8 @@ const FILTER_MEMORY = 16;
 
 /** Extra candidates fetched from the float32 SIMD search before exact float64 re-scoring. */
 const RESCORE_MARGIN = 8;
+/** Below this share of matching rows, a group of a grouped search scans its gathered vectors. */
+const GROUP_GATHER_BELOW = 0.6;
 /** Below this share of matching rows, matching vectors are gathered and searched alone. */
 const GATHER_BELOW = 0.2;
 /** Queries (midpoints of two stored rows) on which the int8 pre-selection is checked. */
@@ -308,7 +310,13 @@ export class VectorPartition {
    * Cosines are re-computed in float64 from the cached unit vectors (so they match a JS cosine of
    * the stored vectors to ~1e-7); ties break by id.
    */
-  search(query: Float32Array, limit: number, filter: SlotFilter | null, threads = 0): DenseCandidate[] {
+  search(
+    query: Float32Array,
+    limit: number,
+    filter: SlotFilter | null,
+    threads = 0,
+    gatherBelow = GATHER_BELOW,
+  ): DenseCandidate[] {
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
     const exact = limit + RESCORE_MARGIN;
@@ -323,7 +331,7 @@ export class VectorPartition {
       if (m === 0) return [];
       if (m === n) {
         slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
-      } else if (m / n < GATHER_BELOW) {
+      } else if (m / n < gatherBelow) {
         match.gathered ??= this.gather(scan.dataset(n), match.matching);
         const matching = match.matching;
         slots = this.topSlots(match.gathered, scan.query, Math.min(m, want), threads).map((j) => matching[j] as number);
@@ -332,6 +340,21 @@ export class VectorPartition {
       }
     }
     return this.scoreSlots(slots, query, limit);
+  }
+
+  /**
+   * Several {@link search}es of one query, each group scanning only its own rows: result `i` is
+   * `search(query, groups[i].limit, groups[i].filter)`, except that groups of up to
+   * {@link GROUP_GATHER_BELOW} of the rows search their gathered vectors instead of over-fetching
+   * from every row (the same candidates, unless two rows tie in the scan at a group's last one).
+   * Disjoint groups thus read each row once.
+   */
+  searchGroups(
+    query: Float32Array,
+    groups: ReadonlyArray<{ limit: number; filter: SlotFilter | null }>,
+    threads = 0,
+  ): DenseCandidate[][] {
+    return groups.map((g) => this.search(query, g.limit, g.filter, threads, GROUP_GATHER_BELOW));
   }
 
   /**
