@@ -349,6 +349,7 @@ export class Engram implements MemoryApi {
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
       weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
       clock: this.clock,
+      tokenCache: this.tokenCache,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
     });
     return this.searcherInstance;

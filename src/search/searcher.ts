@@ -4,6 +4,7 @@ import type { SearchOptions } from '../model/search-options.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../model/search-result.js';
 import { DEFAULT_LEXICAL_WEIGHTS, type LexicalWeights } from '../recall/lexical-weights.js';
 import { ENGRAM_PROFILE, type RecallProfileSpec } from '../recall/recall-profile.js';
+import { TokenCache } from '../recall/token-cache.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { CjkSegmenter } from './channels/cjk-segmenter.js';
 import type { WebSearchProvider } from './internet/web-result.js';
@@ -38,6 +39,8 @@ export interface SearcherDeps {
   recordUsage?: ((tenant: string, ids: string[]) => void) | undefined;
   /** The fusion profile (tokenizer, BM25). @default ENGRAM_PROFILE */
   profile?: RecallProfileSpec | undefined;
+  /** Candidates' tokens reused across searches (share the core recall's). @default a cache of the searcher's own */
+  tokenCache?: TokenCache | undefined;
   /** @default DEFAULT_LEXICAL_WEIGHTS (0.15 / 0.30) */
   weights?: LexicalWeights | undefined;
   segmenter?: CjkSegmenter | undefined;
@@ -73,11 +76,13 @@ export class Searcher {
   private readonly deps: SearcherDeps;
   private readonly rerankers: RerankerRegistry;
   private readonly now: () => number;
+  private readonly tokenCache: TokenCache;
 
   constructor(deps: SearcherDeps) {
     this.deps = deps;
     this.rerankers = deps.rerankers ?? new RerankerRegistry();
     this.now = deps.now ?? (() => performance.now());
+    this.tokenCache = deps.tokenCache ?? new TokenCache();
   }
 
   /** Names of the registered rerankers. */
@@ -164,6 +169,7 @@ export class Searcher {
     degraded: Record<string, string>,
   ): StageContext {
     const { store, embedder } = this.deps;
+    const profile = this.deps.profile ?? ENGRAM_PROFILE;
     return {
       store,
       model: embedder.model,
@@ -175,7 +181,8 @@ export class Searcher {
         : null,
       topK: settings.topK,
       limits: settings.limits,
-      profile: this.deps.profile ?? ENGRAM_PROFILE,
+      profile,
+      tokens: this.tokenCache.view(profile.name, options.scope.tenant),
       weights: this.deps.weights ?? DEFAULT_LEXICAL_WEIGHTS,
       reranker: settings.reranker,
       fulltext: planning.fulltext,

@@ -4,6 +4,7 @@ import type { ParsedGoal } from '../../model/parsed-goal.js';
 import type { Scope } from '../../model/scope.js';
 import type { LexicalWeights } from '../../recall/lexical-weights.js';
 import type { RecallProfileSpec } from '../../recall/recall-profile.js';
+import type { TokenCacheView } from '../../recall/token-cache.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import type { Reranker } from '../rank/reranker.js';
 import type { WebPath } from './internet-path.js';
@@ -24,6 +25,8 @@ export interface StageContext {
   topK: number;
   limits: BucketLimits;
   profile: RecallProfileSpec;
+  /** Candidates' tokens reused across searches (the profile's tokenizer, the search's tenant). */
+  tokens?: TokenCacheView | undefined;
   weights: LexicalWeights;
   reranker: Reranker;
   fulltext: boolean;
@@ -33,9 +36,9 @@ export interface StageContext {
   sequential: boolean;
   signal?: AbortSignal | undefined;
   now: () => number;
-  /** Milliseconds per path, summed over collections and stages; written by every stage. */
+  /** Each path's latency within a stage (from the stage's start to its candidates), summed over stages. */
   pathTimings: Record<string, number>;
-  /** Milliseconds per channel, summed over paths, collections and stages. */
+  /** Milliseconds per channel, summed over collections and stages (a channel answering every path at once counts once). */
   channelTimings: Record<string, number>;
   /** Failures degraded so far (path, channel, provider); written by every stage. */
   degraded: Record<string, string>;

@@ -1,0 +1,189 @@
+import type { Memory } from '../../model/memory.js';
+import type { Scope } from '../../model/scope.js';
+import { fuseLinear, type LinearFusionResult } from '../../recall/linear-fusion.js';
+import type { TokenCacheView } from '../../recall/token-cache.js';
+import { topK } from '../../vector/top-k.js';
+import type { MergedCandidate } from '../channels/run-channels.js';
+import { COSINE_SLACK, storeCosines, vectorCosines, type StoreCosine } from './candidate-cosines.js';
+import { candidateTokens } from './candidate-tokens.js';
+import type { PathInputs } from './path-inputs.js';
+import type { SearchCandidate } from './search-candidate.js';
+import type { StagePath } from './stage-channels.js';
+
+/** One path's candidates in one collection. */
+export interface PathPool {
+  path: StagePath;
+  collection: string | null;
+  entries: MergedCandidate[];
+  /** How many of its best `2·k` the reranker reads (a reranker that keeps the fusion's order needs only `k`). */
+  keep: number;
+}
+
+/** What ranking a stage's pools needs. */
+export interface PoolInputs extends Pick<
+  PathInputs,
+  'store' | 'model' | 'goal' | 'queryVectors' | 'profile' | 'weights'
+> {
+  /** The search's scope without its collection: every pool's rows are inside it. */
+  scope: Scope;
+  /** Reuses candidates' tokens across searches. @default none */
+  tokens?: TokenCacheView | undefined;
+}
+
+/** A pool candidate as the fusion sees it; a cosine that is not `exact` is the store's estimate, or NaN when unknown. */
+interface PoolDoc {
+  entry: MergedCandidate;
+  tokens: readonly string[];
+  cosine: number;
+  exact: boolean;
+}
+
+interface FusedPool {
+  pool: PathPool;
+  docs: PoolDoc[];
+  fusion: LinearFusionResult;
+}
+
+/** A ranked pool member: its document and its exact cosine and fused score. */
+interface Ranked {
+  doc: PoolDoc;
+  index: number;
+  cosine: number;
+  fused: number;
+}
+
+/**
+ * Ranks every path pool of a stage exactly as each path alone would (`fuseLinear` over its pool
+ * with the best cosine over the query vectors; the best `2·k` by fused score, cosine, id), with
+ * each kind of row read once for all pools:
+ * 1. cosines of the candidates no dense channel scored, estimated by the store (one dense search
+ *    restricted to their ids per query vector, from its vector cache);
+ * 2. tokens, from the token cache or one text read;
+ * 3. per pool, the fusion with those estimates; a candidate whose best possible fused score is
+ *    below the `2·k`-th worst possible one cannot make the cut, so only the others need the exact
+ *    cosine the per-path searcher computes (`maxCosine` of the stored vector) — one vector read;
+ * 4. the memories of the ranked candidates no channel brought — one row read, of the `keep`
+ *    best of each pool only.
+ */
+export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInputs): Promise<SearchCandidate[][]> {
+  const { store, scope, queryVectors } = inputs;
+  const entries = pools.flatMap((p) => p.entries);
+  const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
+  const estimates = await storeCosines(store, scope, inputs.model, unscored, queryVectors);
+  const sources = entries.map((e) => ({
+    id: e.id,
+    memory: e.memory,
+    updatedAt: e.updatedAt ?? estimates.get(e.id)?.updatedAt,
+  }));
+  const tokens = await candidateTokens(store, scope.tenant, sources, inputs.profile.tokenize, inputs.tokens);
+  const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
+  const fused = pools.map((pool) => fusePool(pool, tokens, estimates, queryTokens, inputs));
+  const needed = new Set(fused.flatMap((f) => needExact(f, 2 * f.pool.path.k)).map((d) => d.entry.id));
+  const exact = await vectorCosines(store, scope.tenant, [...needed], queryVectors);
+  const ranked = fused.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
+  const unloaded = new Set(
+    ranked
+      .flat()
+      .filter((r) => !r.doc.entry.memory)
+      .map((r) => r.doc.entry.id),
+  );
+  const loaded = unloaded.size > 0 ? await store.get(scope.tenant, [...unloaded]) : [];
+  const memories = new Map<string, Memory>(loaded.map((m) => [m.id, m]));
+  return ranked.map((members, i) => toCandidates(fused[i] as FusedPool, members, memories));
+}
+
+/** The pool's documents (those whose text could be read) and their fusion with exact or estimated cosines. */
+function fusePool(
+  pool: PathPool,
+  tokens: ReadonlyMap<string, readonly string[]>,
+  estimates: ReadonlyMap<string, StoreCosine>,
+  queryTokens: readonly string[],
+  inputs: PoolInputs,
+): FusedPool {
+  const noVectors = inputs.queryVectors.length === 0;
+  const docs: PoolDoc[] = [];
+  for (const entry of pool.entries) {
+    const t = tokens.get(entry.id);
+    if (t === undefined) continue;
+    const dense = entry.channels.dense;
+    // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
+    if (dense !== undefined || noVectors) docs.push({ entry, tokens: t, cosine: dense ?? 0, exact: true });
+    else docs.push({ entry, tokens: t, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
+  }
+  const fusion = fuseLinear(
+    queryTokens,
+    docs.map((d) => ({ tokens: d.tokens, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
+    { weights: inputs.weights, tokenize: inputs.profile.tokenize, bm25: inputs.profile.bm25 },
+  );
+  return { pool, docs, fusion };
+}
+
+/**
+ * The documents whose exact cosine decides whether they are in the pool's top `n`. The fused
+ * score is linear in the cosine with slope `denseWeight`, so an estimate within
+ * {@link COSINE_SLACK} bounds it within `denseWeight · COSINE_SLACK`: a document whose upper
+ * bound is below the `n`-th largest lower bound has `n` documents certainly above it.
+ */
+function needExact({ docs, fusion }: FusedPool, n: number): PoolDoc[] {
+  if (docs.length <= n) return docs.filter((d) => !d.exact);
+  const slack = fusion.denseWeight * COSINE_SLACK;
+  const low = new Float64Array(docs.length);
+  docs.forEach((d, i) => {
+    const fused = fusion.fused[i] as number;
+    low[i] = d.exact ? fused : Number.isNaN(d.cosine) ? -Infinity : fused - slack;
+  });
+  const threshold = [...low].sort((a, b) => b - a)[n - 1] as number;
+  return docs.filter(
+    (d, i) => !d.exact && (Number.isNaN(d.cosine) || (fusion.fused[i] as number) + slack >= threshold),
+  );
+}
+
+/**
+ * The pool's top `2·k` by fused score, cosine, id over the documents with an exact cosine (the
+ * others cannot make the cut, see {@link needExact}). `lexical`: the query has tokens, so the
+ * fused score is `(1 − w)·cos + w·bm25` (else the cosine alone), as `fuseLinear` computes it.
+ */
+function topOfPool({ pool, docs, fusion }: FusedPool, exact: ReadonlyMap<string, number>, lexical: boolean): Ranked[] {
+  const members: Ranked[] = [];
+  docs.forEach((doc, index) => {
+    if (doc.exact) members.push({ doc, index, cosine: doc.cosine, fused: fusion.fused[index] as number });
+    const cosine = doc.exact ? undefined : exact.get(doc.entry.id);
+    if (cosine === undefined) return;
+    const bm25 = fusion.bm25[index] as number;
+    const fused = lexical ? fusion.denseWeight * cosine + fusion.lexicalWeight * bm25 : cosine;
+    members.push({ doc, index, cosine, fused });
+  });
+  return topK(
+    members,
+    2 * pool.path.k,
+    (a, b) =>
+      b.fused - a.fused ||
+      b.cosine - a.cosine ||
+      (a.doc.entry.id < b.doc.entry.id ? -1 : a.doc.entry.id > b.doc.entry.id ? 1 : 0),
+  );
+}
+
+/** The ranked members as search candidates (a memory gone or no longer activated since is left out). */
+function toCandidates(
+  { pool, fusion }: FusedPool,
+  members: readonly Ranked[],
+  memories: ReadonlyMap<string, Memory>,
+): SearchCandidate[] {
+  const out: SearchCandidate[] = [];
+  for (const { doc, index, cosine, fused } of members) {
+    const memory = doc.entry.memory ?? memories.get(doc.entry.id);
+    if (!memory || memory.status !== 'activated') continue;
+    out.push({
+      memory,
+      collection: pool.collection,
+      paths: new Set([pool.path.spec.name]),
+      channels: doc.entry.channels,
+      cosine,
+      bm25: fusion.bm25[index] as number,
+      lexicalWeight: fusion.lexicalWeight,
+      fused,
+      score: fused,
+    });
+  }
+  return out;
+}
