@@ -1,7 +1,7 @@
 import { topK } from '../../vector/top-k.js';
 import type { LexicalCandidate } from '../memory-store.js';
 import type { LexicalIndex, Postings } from './lexical-index.js';
-import type { SlotFilter } from './vector-partition.js';
+import type { SlotFilter, SlotMeta } from './vector-partition.js';
 
 /** One query term's matches among the index's documents. */
 export interface TermPostings extends Postings {
@@ -21,10 +21,13 @@ export interface CachedLexicalInput {
   limit: number;
 }
 
-/** What {@link rankCachedLexicalGroups} ranks: one list per filter, of its limit. */
+/** What {@link rankCachedLexicalGroups} ranks: one list per limit. */
 export interface CachedLexicalGroupsInput {
   index: LexicalIndex;
-  groups: ReadonlyArray<{ filter: SlotFilter | null; limit: number }>;
+  /** At most 31 groups. */
+  limits: readonly number[];
+  /** The groups that may return a row, one bit each (bit `i` for `limits[i]`). */
+  accept: (id: string, meta: SlotMeta) => number;
   terms: readonly TermPostings[];
 }
 
@@ -43,24 +46,20 @@ const SEEN = 2 ** 31;
  */
 export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
   const { index, filter, terms, limit } = input;
-  return rankCachedLexicalGroups({ index, terms, groups: [{ filter, limit }] })[0] ?? [];
+  const accept = filter === null ? () => 1 : (id: string, meta: SlotMeta) => (filter.test(id, meta) ? 1 : 0);
+  return rankCachedLexicalGroups({ index, terms, limits: [limit], accept })[0] ?? [];
 }
 
 /**
- * {@link rankCachedLexical} for several filters over the same postings in one pass: a row's score
- * does not depend on the filter, so each row is scored once and each group keeps its own best.
- * Result `i` equals `rankCachedLexical` with `groups[i]`.
+ * {@link rankCachedLexical} for several groups over the same postings in one pass: a row's score
+ * does not depend on the filter, so each row is scored once (and `accept` asked once) and each
+ * group keeps its own best. Result `i` equals `rankCachedLexical` with the filter of bit `i`.
  */
 export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
-  const { index, groups } = input;
-  if (groups.length > GROUPS_PER_PASS) {
-    const out: LexicalCandidate[][] = [];
-    for (let i = 0; i < groups.length; i += GROUPS_PER_PASS)
-      out.push(...rankCachedLexicalGroups({ ...input, groups: groups.slice(i, i + GROUPS_PER_PASS) }));
-    return out;
-  }
+  const { index, limits, accept } = input;
+  if (limits.length > GROUPS_PER_PASS) throw new RangeError(`at most ${GROUPS_PER_PASS} groups per pass`);
   const n = index.docCount;
-  if (index.size === 0) return groups.map(() => []);
+  if (index.size === 0) return limits.map(() => []);
   const scores = new Float64Array(n);
   // 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
   const masks = new Uint32Array(n);
@@ -75,7 +74,8 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
       const doc = docs[j] as number;
       let mask = masks[doc] as number;
       if (mask === 0) {
-        mask = acceptingGroups(index, doc, groups);
+        const id = index.idOf(doc);
+        mask = id === null ? SEEN : SEEN + accept(id, index.metaOf(doc));
         masks[doc] = mask;
         if (mask !== SEEN) touched.push(doc);
       }
@@ -85,22 +85,15 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
         (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
     }
   }
-  return groups.map(({ limit }, g) => {
+  // Each group's rows in one pass (groups of one search rarely overlap, so this is about one copy).
+  const members = limits.map((): number[] => []);
+  for (const doc of touched) {
+    const mask = masks[doc] as number;
+    for (let g = 0; g < limits.length; g++) if ((mask & (2 ** g)) !== 0) (members[g] as number[]).push(doc);
+  }
+  return limits.map((limit, g) => {
     if (limit <= 0) return [];
-    const bit = 2 ** g;
-    const mine = groups.length === 1 ? touched : touched.filter((doc) => ((masks[doc] as number) & bit) !== 0);
-    const best = topK(mine, limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    const best = topK(members[g] as number[], limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
     return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
   });
-}
-
-/** SEEN plus the bit of every group whose filter accepts the row (none for a dead row). */
-function acceptingGroups(index: LexicalIndex, doc: number, groups: CachedLexicalGroupsInput['groups']): number {
-  const id = index.idOf(doc);
-  let mask = SEEN;
-  if (id === null) return mask;
-  groups.forEach(({ filter, limit }, g) => {
-    if (limit > 0 && (filter === null || filter.test(id, index.metaOf(doc)))) mask += 2 ** g;
-  });
-  return mask;
 }

@@ -26,7 +26,7 @@ import { applySqliteMigrations } from './migrations.js';
 import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from './row-mapper.js';
 import { toEngramError } from './sqlite-errors.js';
 import { ALL_USERS, VectorCache } from './vector-cache.js';
-import { writeNormalized, type SlotFilter } from './vector-partition.js';
+import { writeNormalized, type SlotFilter, type SlotMeta } from './vector-partition.js';
 
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -723,10 +723,12 @@ export class SqliteStore implements MemoryStore {
         return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
       });
     };
-    // Ranking every match, the postings do not depend on the filter: read once for every query.
-    if (rankAll) {
-      const groups = queries.map((q, i) => ({ filter: filters[i] ?? null, limit: q.limit }));
-      return rankCachedLexicalGroups({ index, groups, terms: postingsOf(0, null) });
+    // Ranking every match, the postings do not depend on the filter: read once for every query,
+    // each row tested once against the queries' common filter and sorted into them by type.
+    if (rankAll && queries.length <= 31) {
+      const limits = queries.map((q) => q.limit);
+      const terms = postingsOf(0, null);
+      return rankCachedLexicalGroups({ index, limits, terms, accept: typeGroups(queries, partition.statuses()) });
     }
     return queries.map((q, i) => {
       const filter = filters[i] ?? null;
@@ -839,6 +841,20 @@ export class SqliteStore implements MemoryStore {
     }
     return Promise.resolve();
   }
+}
+
+/**
+ * For queries that differ only in their types: a row's groups, one bit per query, testing the
+ * rest of the filter once.
+ */
+function typeGroups(queries: LexicalQuery[], statuses: ReadonlySet<string>): (id: string, meta: SlotMeta) => number {
+  const common = filterPredicate({ ...(queries[0] as LexicalQuery).filter, types: undefined }, statuses);
+  const anyType = queries.reduce((bits, q, i) => (q.filter.types === undefined ? bits + 2 ** i : bits), 0);
+  const byType = new Map<string, number>();
+  queries.forEach((q, i) => {
+    for (const type of new Set(q.filter.types ?? [])) byType.set(type, (byType.get(type) ?? 0) + 2 ** i);
+  });
+  return (id, meta) => (common === null || common.test(id, meta) ? anyType + (byType.get(meta.type) ?? 0) : 0);
 }
 
 /**
