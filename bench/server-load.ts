@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import { createKey } from '../src/auth/key-admin.js';
 import { RemoteEngram } from '../src/client/remote-engram.js';
 import type { MemoryInput } from '../src/model/memory.js';
-import { openDefaultEngram } from '../src/server/open-default-engram.js';
+import { openDefaultEngram } from '../src/open-default-engram.js';
 import { startServer } from '../src/server/start-server.js';
 import { mulberry32 } from './lib/synthetic-corpus.js';
 

@@ -24,6 +24,15 @@ import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
 import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryType } from './model/memory-type.js';
+import { LIST_DIRECTIONS, LIST_ORDERS } from './model/memory-filter.js';
+import {
+  FILTER_FIELD_NAMES,
+  LIST_REQUEST_FIELD_NAMES,
+  RECALL_OPTION_NAMES,
+  RECALL_PROFILE_NAMES,
+  rejectUnknownFields,
+} from './model/request-fields.js';
+import { validateSearchOptions } from './model/validate-search-options.js';
 import { Searcher, type SearcherDeps } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
@@ -83,13 +92,26 @@ export interface LocalRecallOptions extends RecallOptions {
 }
 
 const ALL_STATUSES = [...MEMORY_STATUSES];
+const LOCAL_RECALL_OPTION_NAMES = [...RECALL_OPTION_NAMES, 'vector'];
+
+function checkOneOf(value: unknown, allowed: readonly string[], field: string): void {
+  if (value !== undefined && !allowed.includes(value as string)) {
+    throw new EngramError('INVALID_INPUT', `${field} must be one of: ${allowed.join(', ')}`, { details: { field } });
+  }
+}
+
+function checkFiniteNumber(value: unknown, field: string): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+    throw new EngramError('INVALID_INPUT', `${field} must be a finite number`, { details: { field } });
+  }
+}
 
 function partitionKey(scope: Scope): string {
   return JSON.stringify([scope.tenant, scope.user ?? null]);
 }
 
 /**
- * The in-process memory layer: validated, scoped writes and the hybrid recall of seed 000 with
+ * The in-process memory layer: validated, scoped writes and the reference hybrid recall with
  * Engram's improvements. Every call names its scope; the instance holds no "current user".
  */
 export class Engram implements MemoryApi {
@@ -274,6 +296,9 @@ export class Engram implements MemoryApi {
   async list(request: ListRequest): Promise<Page<Memory>> {
     this.ensureOpen();
     const filter = this.filterOf(request);
+    rejectUnknownFields(request, LIST_REQUEST_FIELD_NAMES, 'list');
+    checkOneOf(request.order, LIST_ORDERS, 'order');
+    checkOneOf(request.direction, LIST_DIRECTIONS, 'direction');
     const limit = request.limit === undefined ? 50 : validateLimit(request.limit, this.limits.maxLimit);
     return this.withRetry(() =>
       this.store.list(filter, { limit, cursor: request.cursor, order: request.order, direction: request.direction }),
@@ -283,7 +308,9 @@ export class Engram implements MemoryApi {
   /** Counts by type, status and embedding model. */
   async stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats> {
     this.ensureOpen();
-    return this.withRetry(() => this.store.stats(this.filterOf(request)));
+    const filter = this.filterOf(request);
+    rejectUnknownFields(request, FILTER_FIELD_NAMES, 'stats');
+    return this.withRetry(() => this.store.stats(filter));
   }
 
   /**
@@ -293,17 +320,16 @@ export class Engram implements MemoryApi {
   async recall(query: string, options: LocalRecallOptions): Promise<RecallResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
+    rejectUnknownFields(options, LOCAL_RECALL_OPTION_NAMES, 'recall');
+    checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
+    checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
     const hasVector = options.vector !== undefined;
     const text = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
     const limit = validateLimit(options.limit ?? this.recallDefaults.limit, this.limits.maxLimit);
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
-    const profileName = options.profile ?? this.recallDefaults.profile;
-    const profile = RECALL_PROFILES[profileName];
-    if (!profile) {
-      throw new EngramError('INVALID_INPUT', `profile must be one of: ${Object.keys(RECALL_PROFILES).join(', ')}`, {
-        details: { field: 'profile' },
-      });
-    }
+    checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
+    const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
+    if (!profile) throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
     const weights = resolveLexicalWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
@@ -356,19 +382,17 @@ export class Engram implements MemoryApi {
   }
 
   /**
-   * The searcher (seed 003) over the core recall: plan (fast | fine | deep), paths over memory
+   * The multi-path searcher over the core recall: plan (fast | fine | deep), paths over memory
    * types in parallel, channels, a named reranker, post-processing; hits carry `relevance`, their
-   * collection and the explanation of every score, with the plan and per-stage timings.
+   * collection and the explanation of every score, with the plan and per-stage timings. This is
+   * the one search path: `POST /v1/search`, MCP's `search_memories` and `engram search` call it.
+   * Options are checked first (unknown fields too), with the codes every entry point answers.
    */
   async search(query: string, options: SearchOptions): Promise<SearchResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
+    validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = validateText(query, this.limits.maxQueryLength, 'query');
-    validateLimit(options.topK ?? 10, this.limits.maxLimit, 'topK');
-    if (options.collections !== undefined) {
-      if (!Array.isArray(options.collections)) throw new EngramError('INVALID_INPUT', 'collections must be a list', { details: { field: 'collections' } });
-      options.collections.forEach((c, i) => validateScope({ tenant: filter.scope.tenant, collection: c }, `collections[${i}]`));
-    }
     await this.checkModel(filter.scope);
     return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
   }

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** What a key may do: `read` (get, list, stats, recall, inject) or `read-write` (also add, update, delete). */
-export type KeyAccess = 'read' | 'read-write';
+/** What a key may do: `read` (get, list, stats, recall, search, inject) or `read-write` (also add, update, delete). */
+export const KEY_ACCESS_LEVELS = ['read', 'read-write'] as const;
+export type KeyAccess = (typeof KEY_ACCESS_LEVELS)[number];
 
 /** The identity a request acts as, derived from its API key and never from its body. */
 export interface Principal {

@@ -41,9 +41,13 @@ export function resolveScope(principal: Principal, requested: RequestedScope | u
   if (allowed !== null) {
     if (collection === undefined) {
       if (allowed.length !== 1) {
-        throw new EngramError('FORBIDDEN', `this API key is limited to collections ${allowed.join(', ')}; name one in scope.collection`, {
-          details: { field: 'scope.collection', allowed },
-        });
+        throw new EngramError(
+          'FORBIDDEN',
+          `this API key is limited to collections ${allowed.join(', ')}; name one in scope.collection`,
+          {
+            details: { field: 'scope.collection', allowed },
+          },
+        );
       }
       collection = allowed[0];
     } else if (!allowed.includes(collection)) {
@@ -66,4 +70,25 @@ export function canSee(principal: Principal, memory: Memory): boolean {
   if (memory.scope.tenant !== principal.tenant) return false;
   if (principal.collections === null) return true;
   return memory.scope.collection !== undefined && principal.collections.includes(memory.scope.collection);
+}
+
+/**
+ * The scope of a search that names `collections`: each must be one the key may read (FORBIDDEN
+ * otherwise, before anything is read), and a collection-limited key that names no
+ * `scope.collection` acts in the first of them.
+ */
+export function resolveSearchScope(
+  principal: Principal,
+  requested: RequestedScope | undefined,
+  collections: readonly string[] | undefined,
+): Scope {
+  const allowed = principal.collections;
+  for (const collection of collections ?? []) {
+    if (allowed !== null && !allowed.includes(collection)) {
+      throw new EngramError('FORBIDDEN', `this API key cannot access collection ${collection}`, {
+        details: { field: 'collections', allowed },
+      });
+    }
+  }
+  return resolveScope(principal, { ...requested, collection: requested?.collection ?? collections?.[0] }, 'read');
 }

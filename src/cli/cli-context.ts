@@ -1,4 +1,4 @@
-import { Engram } from '../engram.js';
+import { Engram, type EngramOptions } from '../engram.js';
 import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
@@ -27,13 +27,21 @@ export function scopeOf(options: GlobalOptions): Scope {
   };
 }
 
+/**
+ * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
+ * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
+ * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these.
+ */
+export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
+  return { search: searchConfigFromEnv() };
+}
+
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
 export async function openEngram(options: GlobalOptions): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    // LLM, web search and rerank services come from the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL, …).
-    return await Engram.open({ store, embedder, search: searchConfigFromEnv() });
+    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder });
   } catch (error) {
     await store.close();
     throw error;

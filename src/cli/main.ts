@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { isEngramError } from '../model/errors.js';
+import { isEngramError, type EngramErrorCode } from '../model/errors.js';
 import type { GlobalOptions } from './cli-context.js';
 import { registerAdd } from './commands/add-command.js';
 import { registerDemo } from './commands/demo-command.js';
@@ -13,19 +13,48 @@ import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 
-/** Builds the `engram` command line. Exported so tests can run it in-process. */
-export function buildProgram(): Command {
+/** Where the CLI writes its errors (stderr; tests pass their own). */
+export interface CliOutput {
+  error(text: string): void;
+}
+
+const STDERR: CliOutput = { error: (text) => console.error(text) };
+
+/** A missing text or query is INVALID_TEXT, as at every entry point; other usage mistakes INVALID_INPUT. */
+function usageCode(message: string): EngramErrorCode {
+  return /missing required argument '(text|query)'/.test(message) ? 'INVALID_TEXT' : 'INVALID_INPUT';
+}
+
+/** Commander outcomes that are not mistakes: help and version output. */
+const NOT_A_MISTAKE = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/**
+ * Builds the `engram` command line. Exported so tests can run it in-process. A usage mistake
+ * (unknown option or command, missing argument) is reported like every other caller mistake:
+ * `error INVALID_INPUT: …` (`INVALID_TEXT` for a missing text or query).
+ */
+export function buildProgram(output: CliOutput = STDERR): Command {
   const program = new Command('engram')
+    .configureOutput({
+      writeErr: (text) => output.error(text.replace(/\n$/, '')),
+      outputError: (text, write) => write(text.replace(/^error: /, `error ${usageCode(text)}: `)),
+    })
     .description('Engram: memory for LLM applications')
     .option('--store <spec>', 'SQLite file or postgres:// URL (env ENGRAM_STORE; default ./.engram/engram.db)')
-    .option('--embedder <name>', "embedder: use-lite (offline default), openai:<model>, ollama:<model> (env ENGRAM_EMBEDDER)")
+    .option(
+      '--embedder <name>',
+      'embedder: use-lite (offline default), openai:<model>, ollama:<model> (env ENGRAM_EMBEDDER)',
+    )
     .option('--tenant <id>', 'tenant', 'default')
     .option('--user <id>', 'user')
     .option('--agent <id>', 'agent')
     .option('--session <id>', 'session')
     .option('--collection <id>', 'collection')
     .option('--json', 'print JSON')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Before the commands are added, so that every command inherits it: a usage mistake throws
+    // (and main answers it) instead of exiting the process.
+    .exitOverride();
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   registerDemo(program, globals);
   registerAdd(program, globals);
@@ -41,19 +70,22 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; errors become one line on stderr and a non-zero exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram().exitOverride();
+/**
+ * Runs the CLI; errors become one line `error CODE: message` on stderr. Exit codes: 0 done, 2 an
+ * EngramError or a usage mistake (the same codes the library, REST and MCP answer), 1 anything else.
+ */
+export async function main(argv: string[], output: CliOutput = STDERR): Promise<number> {
+  const program = buildProgram(output);
   try {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) return NOT_A_MISTAKE.has(error.code) ? error.exitCode : 2;
     if (isEngramError(error)) {
-      console.error(`error ${error.code}: ${error.message}`);
+      output.error(`error ${error.code}: ${error.message}`);
       return 2;
     }
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    output.error(`error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

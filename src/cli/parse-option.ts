@@ -1,9 +1,24 @@
-import { InvalidArgumentError } from 'commander';
+import { EngramError } from '../model/errors.js';
 
-/** Commander parser for a finite number. */
-export function parseNumber(value: string): number {
+function toNumber(value: string): number | undefined {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`'${value}' is not a number`);
+  return value.trim() === '' || !Number.isFinite(n) ? undefined : n;
+}
+
+/** Commander parser for a finite number; INVALID_INPUT otherwise (as REST and the library answer). */
+export function parseNumber(value: string): number {
+  const n = toNumber(value);
+  if (n === undefined) throw new EngramError('INVALID_INPUT', `'${value}' is not a number`, { details: { value } });
+  return n;
+}
+
+/** Commander parser for a result size; INVALID_LIMIT when it is not a number (the facade checks the range). */
+export function parseLimit(value: string): number {
+  const n = toNumber(value);
+  if (n === undefined)
+    throw new EngramError('INVALID_LIMIT', `limit must be an integer, got '${value}'`, {
+      details: { field: 'limit', value },
+    });
   return n;
 }
 

@@ -1,1 +1,2 @@
-export { RemoteEngram, type RemoteEngramOptions, type RemoteSearchOptions, type FetchLike } from './remote-engram.js';
+export { RemoteEngram, type RemoteEngramOptions, type FetchLike } from './remote-engram.js';
+export type { RemoteSearchOptions, WireSearchOptions } from '../model/request-fields.js';

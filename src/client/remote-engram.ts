@@ -1,34 +1,12 @@
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
-import { EngramError, isEngramErrorCode, type EngramErrorCode } from '../model/errors.js';
+import { EngramError, isEngramErrorCode } from '../model/errors.js';
+import { codeForHttpStatus } from '../model/status-code.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
-import type { SearchOptions } from '../model/search-options.js';
+import type { RemoteSearchOptions } from '../model/request-fields.js';
 import type { SearchResult } from '../model/search-result.js';
 import type { MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
-
-/** Searcher options the server accepts on `POST /v1/search` (see {@link SearchOptions}). */
-export type RemoteSearchOptions = Pick<
-  SearchOptions,
-  | 'scope'
-  | 'mode'
-  | 'topK'
-  | 'types'
-  | 'paths'
-  | 'reranker'
-  | 'collections'
-  | 'threshold'
-  | 'priority'
-  | 'fastGraph'
-  | 'decompose'
-  | 'reason'
-  | 'deepStages'
-  | 'nearDuplicateThreshold'
-  | 'mmrLambda'
-  | 'dedupe'
-  | 'context'
-  | 'signal'
->;
 
 /** The fetch function the client uses (the global `fetch` or any compatible one). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -51,20 +29,6 @@ export interface RemoteEngramOptions {
   /** Ask the server for its stage timings on every recall (`result.server`). @default false */
   explain?: boolean | undefined;
 }
-
-/** A code for an answer without an Engram error body (a proxy, a crash), guessed from its status. */
-const STATUS_CODES: Record<number, EngramErrorCode> = {
-  400: 'INVALID_INPUT',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  408: 'TIMEOUT',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  502: 'EMBEDDER_ERROR',
-  503: 'STORE_BUSY',
-  504: 'TIMEOUT',
-};
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -168,8 +132,7 @@ export class RemoteEngram implements MemoryApi {
         isRetryable: retryable,
       });
     }
-    const code = STATUS_CODES[response.status] ?? (response.status >= 500 ? 'INTERNAL' : 'INVALID_INPUT');
-    return new EngramError(code, `HTTP ${response.status} from the Engram server`, {
+    return new EngramError(codeForHttpStatus(response.status), `HTTP ${response.status} from the Engram server`, {
       isRetryable: retryable,
       details: { status: response.status },
     });
@@ -282,7 +245,10 @@ export class RemoteEngram implements MemoryApi {
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);
   }
 
-  /** The seed-003 searcher, run by the server (`POST /v1/search`) in the key's tenant. */
+  /**
+   * The same search as the in-process facade, run by the server's `search` (`POST /v1/search`)
+   * in the key's tenant: the same hits, order and scores. Takes the wire options only.
+   */
   async search(query: string, options: RemoteSearchOptions): Promise<SearchResult> {
     const scope = validateScope(options?.scope);
     const { signal, scope: _scope, ...rest } = options;

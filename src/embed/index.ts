@@ -1,5 +1,7 @@
-export type { EmbedOptions, Embedder } from './embedder.js';
+export type { EmbedOptions, EmbedRole, Embedder } from './embedder.js';
 export { createLocalEmbedder, LOCAL_EMBEDDER_MODEL, type LocalEmbedderOptions } from './local/local-embedder.js';
+export { createOnnxEmbedder, type OnnxEmbedderOptions } from './onnx/onnx-embedder.js';
+export type { Pooling } from './onnx/onnx-model-folder.js';
 export { createOpenAICompatibleEmbedder, type OpenAICompatibleEmbedderOptions } from './openai-compatible-embedder.js';
 export { cacheKey, textHash, type EmbeddingCache } from './embedding-cache.js';
 export {

@@ -1,6 +1,8 @@
 import { EngramError } from '../model/errors.js';
 import type { Embedder } from './embedder.js';
 import type { LocalEmbedderOptions } from './local/local-embedder.js';
+import type { OnnxEmbedderOptions } from './onnx/onnx-embedder.js';
+import type { Pooling } from './onnx/onnx-model-folder.js';
 import type { OpenAICompatibleEmbedderOptions } from './openai-compatible-embedder.js';
 
 /** Options of {@link resolveEmbedder}; each provider reads the ones it needs. */
@@ -15,6 +17,13 @@ export interface ResolveEmbedderOptions {
   http?: Partial<OpenAICompatibleEmbedderOptions> | undefined;
   /** Options of the local embedder (`use-lite`). @default {} */
   local?: LocalEmbedderOptions | undefined;
+  /**
+   * Options of `onnx:<path>` embedders (the path comes from the name).
+   * @default prefixes, pooling and normalisation from `ENGRAM_ONNX_QUERY_PREFIX`, `ENGRAM_ONNX_DOCUMENT_PREFIX`,
+   * `ENGRAM_ONNX_POOLING` (mean, cls, max, last), `ENGRAM_ONNX_NORMALIZE` (true, false), `ENGRAM_ONNX_WORKERS` and
+   * `ENGRAM_ONNX_THREADS` when set, else the model folder's configs and createOnnxEmbedder's defaults
+   */
+  onnx?: Omit<Partial<OnnxEmbedderOptions>, 'path'> | undefined;
   /** Environment to read defaults from. @default process.env */
   env?: Record<string, string | undefined> | undefined;
 }
@@ -28,6 +37,43 @@ interface Provider {
   /** True when the provider needs a model after the colon. */
   needsModel: boolean;
   factory: EmbedderFactory;
+}
+
+const POOLINGS: readonly Pooling[] = ['mean', 'cls', 'max', 'last'];
+
+/** `onnx:<path>` settings from the environment (for the CLI); explicit options win. */
+function onnxFromEnv(env: Record<string, string | undefined>): Partial<OnnxEmbedderOptions> {
+  const out: Partial<OnnxEmbedderOptions> = {};
+  const pooling = env['ENGRAM_ONNX_POOLING'];
+  if (pooling !== undefined && pooling !== '') {
+    if (!(POOLINGS as readonly string[]).includes(pooling)) {
+      throw new EngramError(
+        'CONFIG_ERROR',
+        `ENGRAM_ONNX_POOLING must be one of ${POOLINGS.join(', ')}, got '${pooling}'`,
+      );
+    }
+    out.pooling = pooling as Pooling;
+  }
+  const normalize = env['ENGRAM_ONNX_NORMALIZE'];
+  if (normalize !== undefined && normalize !== '') {
+    if (normalize !== 'true' && normalize !== 'false') {
+      throw new EngramError('CONFIG_ERROR', `ENGRAM_ONNX_NORMALIZE must be true or false, got '${normalize}'`);
+    }
+    out.normalize = normalize === 'true';
+  }
+  for (const [key, field] of [
+    ['ENGRAM_ONNX_WORKERS', 'workers'],
+    ['ENGRAM_ONNX_THREADS', 'threads'],
+  ] as const) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    if (!/^[1-9][0-9]*$/.test(value))
+      throw new EngramError('CONFIG_ERROR', `${key} must be a positive integer, got '${value}'`);
+    out[field] = Number(value);
+  }
+  if (env['ENGRAM_ONNX_QUERY_PREFIX'] !== undefined) out.queryPrefix = env['ENGRAM_ONNX_QUERY_PREFIX'];
+  if (env['ENGRAM_ONNX_DOCUMENT_PREFIX'] !== undefined) out.documentPrefix = env['ENGRAM_ONNX_DOCUMENT_PREFIX'];
+  return out;
 }
 
 /** Known output sizes of OpenAI's embedding models. */
@@ -51,6 +97,18 @@ const providers = new Map<string, Provider>([
       factory: async (_model, options) => {
         const { createLocalEmbedder } = await import('./local/local-embedder.js');
         return createLocalEmbedder(options.local);
+      },
+    },
+  ],
+  [
+    'onnx',
+    {
+      pattern: 'onnx:<path>',
+      needsModel: true,
+      factory: async (modelPath, options) => {
+        const { createOnnxEmbedder } = await import('./onnx/onnx-embedder.js');
+        const env = options.env ?? process.env;
+        return createOnnxEmbedder({ ...onnxFromEnv(env), ...options.onnx, path: modelPath });
       },
     },
   ],
@@ -139,7 +197,8 @@ export function registerEmbedderProvider(prefix: string, factory: EmbedderFactor
 }
 
 /**
- * Turns a name into an embedder: `'use-lite'` (offline default), `'openai:<model>'`,
+ * Turns a name into an embedder: `'use-lite'` (offline default), `'onnx:<path>'` (a
+ * sentence-embedding model folder on disk, see {@link createOnnxEmbedder}), `'openai:<model>'`,
  * `'ollama:<model>'`, `'http:<model>'` (any OpenAI-compatible server), or a registered
  * provider. Backends are imported only when chosen. Unknown names reject with
  * EngramError('CONFIG_ERROR') listing what is available.

@@ -26,6 +26,7 @@ export function withBatching(embedder: Embedder, options: BatchingOptions = {}):
     get dim() {
       return embedder.dim;
     },
+    asymmetric: embedder.asymmetric === true,
     async embed(texts: string[], embedOptions?: EmbedOptions): Promise<Float32Array[]> {
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));

@@ -23,7 +23,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /**
- * Wraps an embedder so that the same text under the same model id is embedded once: hits come
+ * Wraps an embedder so that the same text under the same model id (and, for an asymmetric
+ * embedder, the same role) is embedded once: hits come
  * from `cache`, misses go to the inner embedder in one call (duplicates within a call merged)
  * and are stored. Concurrent calls share in-flight work, so two concurrent embeds of one text
  * call the inner embedder once. A caller's abort stops its wait, not the shared work.
@@ -38,11 +39,15 @@ export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
     get dim() {
       return embedder.dim;
     },
+    asymmetric: embedder.asymmetric === true,
     async embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]> {
       options?.signal?.throwIfAborted();
       if (texts.length === 0) return [];
-      const cached = await cache.getMany(model, texts);
-      const keys = texts.map((t) => cacheKey(model, t));
+      const role = options?.role ?? 'document';
+      // Queries of an asymmetric model get other vectors than the same text as a document.
+      const space = embedder.asymmetric === true && role === 'query' ? `${model}\u0000query` : model;
+      const cached = await cache.getMany(space, texts);
+      const keys = texts.map((t) => cacheKey(space, t));
       const waits = new Map<string, Promise<Float32Array>>();
       const toEmbed: string[] = [];
       const toEmbedKeys: string[] = [];
@@ -61,10 +66,10 @@ export function withCache(embedder: Embedder, cache: EmbeddingCache): Embedder {
       });
       if (toEmbed.length > 0) {
         const work = (async (): Promise<Float32Array[]> => {
-          const vectors = await embedder.embed(toEmbed);
+          const vectors = await embedder.embed(toEmbed, { role });
           checkVectors(vectors, toEmbed.length, undefined, `Embedder ${model}`);
           await cache.setMany(
-            model,
+            space,
             toEmbed.map((t, i) => [t, vectors[i] as Float32Array] as const),
           );
           return vectors;

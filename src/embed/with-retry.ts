@@ -13,6 +13,7 @@ export function withRetry(embedder: Embedder, options: Omit<RetryOptions, 'signa
     get dim() {
       return embedder.dim;
     },
+    asymmetric: embedder.asymmetric === true,
     embed(texts: string[], embedOptions?: EmbedOptions): Promise<Float32Array[]> {
       const signal = embedOptions?.signal;
       return retry(() => embedder.embed(texts, embedOptions), {

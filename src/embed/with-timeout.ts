@@ -21,6 +21,7 @@ export function withTimeout(embedder: Embedder, options: TimeoutOptions): Embedd
     get dim() {
       return embedder.dim;
     },
+    asymmetric: embedder.asymmetric === true,
     async embed(texts: string[], embedOptions?: EmbedOptions): Promise<Float32Array[]> {
       const outer = embedOptions?.signal;
       outer?.throwIfAborted();

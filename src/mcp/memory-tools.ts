@@ -1,34 +1,26 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { MemoryApi } from '../model/api.js';
-import type { Principal } from '../auth/api-key.js';
-import { canSee, resolveScope } from '../auth/principal-scope.js';
-import { EngramError, isEngramError } from '../model/errors.js';
+import { canSee, resolveScope, resolveSearchScope, type RequestedScope } from '../auth/principal-scope.js';
+import { EngramError } from '../model/errors.js';
 import type { Memory } from '../model/memory.js';
-import { MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
-
-/** Options of {@link createMcpServer}. */
-export interface McpServerOptions {
-  /** The memory API the tools call. */
-  api: MemoryApi;
-  /** Who the connection acts as: the tenant always comes from here, never from tool arguments. */
-  principal: Principal;
-  /** Server name announced to clients. @default 'engram' */
-  name?: string | undefined;
-  /** @default '0.1.0' */
-  version?: string | undefined;
-}
+import { MEMORY_STATUSES } from '../model/memory-type.js';
+import { MemoryTypeSchema, scopeValue, wireSearchOptionFields } from '../wire/search-option-fields.js';
+import { defineTool, type McpTool } from './mcp-tool.js';
 
 const scopeArgs = {
-  tenant: z.string().optional().describe("Ignored unless given: then it must equal the connection's tenant."),
-  user: z.string().optional().describe('Narrow to this user.'),
-  agent: z.string().optional().describe('Narrow to this agent.'),
-  session: z.string().optional().describe('Narrow to this session.'),
-  collection: z.string().optional().describe('Narrow to this collection.'),
+  tenant: scopeValue.optional().describe("Ignored unless given: then it must equal the connection's tenant."),
+  user: scopeValue.optional().describe('Narrow to this user.'),
+  agent: scopeValue.optional().describe('Narrow to this agent.'),
+  session: scopeValue.optional().describe('Narrow to this session.'),
+  collection: scopeValue.optional().describe('Narrow to this collection.'),
 };
 
-type ScopeArgs = { tenant?: string | undefined; user?: string | undefined; agent?: string | undefined; session?: string | undefined; collection?: string | undefined };
+type ScopeArgs = { [K in keyof typeof scopeArgs]?: string | undefined };
+
+/** The scope arguments of a call, and the rest. */
+function splitScope<T extends ScopeArgs>(args: T): { requested: RequestedScope; rest: Omit<T, keyof ScopeArgs> } {
+  const { tenant, user, agent, session, collection, ...rest } = args;
+  return { requested: { tenant, user, agent, session, collection }, rest };
+}
 
 function compact(memory: Memory): Record<string, unknown> {
   return {
@@ -43,123 +35,78 @@ function compact(memory: Memory): Record<string, unknown> {
   };
 }
 
-function ok(data: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data) }] };
-}
+const addMemory = defineTool({
+  name: 'add_memory',
+  description: 'Store a memory (a fact, preference or note) so it can be recalled later.',
+  input: z.strictObject({
+    text: z.string().describe('The memory, as a self-contained sentence.'),
+    type: MemoryTypeSchema.optional(),
+    tags: z.array(z.string()).optional(),
+    key: z.string().optional().describe('A short key naming what the memory is about.'),
+    statedAt: z.string().optional().describe('ISO-8601 date when it was said.'),
+    ...scopeArgs,
+  }),
+  async run(args, { api, principal }) {
+    const { requested, rest } = splitScope(args);
+    const memory = await api.add(rest, { scope: resolveScope(principal, requested, 'write') });
+    return { memory: compact(memory) };
+  },
+});
 
-function failure(error: unknown): CallToolResult {
-  const engramError = isEngramError(error) ? error : new EngramError('INTERNAL', 'internal error');
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: engramError.toJSON() }) }] };
-}
+const searchMemories = defineTool({
+  name: 'search_memories',
+  description:
+    'Find the stored memories most relevant to a query, best first, with scores (the multi-path searcher; `topK` hits, default 10).',
+  input: z.strictObject({ query: z.string(), ...scopeArgs, ...wireSearchOptionFields }),
+  annotations: { readOnlyHint: true },
+  async run(args, { api, principal, search }) {
+    if (!search) throw new EngramError('UNSUPPORTED', 'search is turned off on this server');
+    const { requested, rest } = splitScope(args);
+    const { query, ...options } = rest;
+    const scope = resolveSearchScope(principal, requested, options.collections);
+    const result = await api.search(query, { ...options, scope });
+    const hits = result.hits.map((h) => ({ ...compact(h.memory), score: h.relevance, collection: h.collection }));
+    return Object.keys(result.degraded).length > 0 ? { hits, degraded: result.degraded } : { hits };
+  },
+});
 
-async function guarded(fn: () => Promise<unknown>): Promise<CallToolResult> {
-  try {
-    return ok(await fn());
-  } catch (error) {
-    return failure(error);
-  }
-}
+const listMemories = defineTool({
+  name: 'list_memories',
+  description: 'List stored memories, oldest first, with filters and a cursor for the next page.',
+  input: z.strictObject({
+    limit: z.number().int().optional().describe('Page size (default 50).'),
+    cursor: z.string().optional(),
+    types: z.array(MemoryTypeSchema).optional(),
+    statuses: z.array(z.enum(MEMORY_STATUSES)).optional(),
+    tags: z.array(z.string()).optional(),
+    key: z.string().optional(),
+    ...scopeArgs,
+  }),
+  annotations: { readOnlyHint: true },
+  async run(args, { api, principal }) {
+    const { requested, rest } = splitScope(args);
+    const page = await api.list({ ...rest, scope: resolveScope(principal, requested, 'read') });
+    return { items: page.items.map(compact), nextCursor: page.nextCursor };
+  },
+});
 
-/**
- * An MCP server exposing memory as tools — `add_memory`, `search_memories`, `list_memories`,
- * `delete_memory` — under the same tenant rules as the HTTP API. Connect it to any transport.
- */
-export function createMcpServer(options: McpServerOptions): McpServer {
-  const { api, principal } = options;
-  const server = new McpServer({ name: options.name ?? 'engram', version: options.version ?? '0.1.0' });
-  const scopeOf = (args: ScopeArgs, mode: 'read' | 'write') =>
-    resolveScope(principal, { tenant: args.tenant, user: args.user, agent: args.agent, session: args.session, collection: args.collection }, mode);
+const deleteMemory = defineTool({
+  name: 'delete_memory',
+  description: 'Delete a memory by id, for good.',
+  input: z.strictObject({ id: z.string(), ...scopeArgs }),
+  annotations: { destructiveHint: true },
+  async run(args, { api, principal }) {
+    const { requested, rest } = splitScope(args);
+    const scope = resolveScope(principal, requested, 'write');
+    if (principal.collections !== null) {
+      const memory = await api.get(rest.id, { scope });
+      if (!memory || !canSee(principal, memory)) return { deleted: false };
+    }
+    return { deleted: await api.delete(rest.id, { scope }) };
+  },
+});
 
-  server.registerTool(
-    'add_memory',
-    {
-      description: 'Store a memory (a fact, preference or note) so it can be recalled later.',
-      inputSchema: {
-        text: z.string().describe('The memory, as a self-contained sentence.'),
-        type: z.enum(MEMORY_TYPES).optional(),
-        tags: z.array(z.string()).optional(),
-        key: z.string().optional().describe('A short key naming what the memory is about.'),
-        statedAt: z.string().optional().describe('ISO-8601 date when it was said.'),
-        ...scopeArgs,
-      },
-    },
-    (args) =>
-      guarded(async () => {
-        const scope = scopeOf(args, 'write');
-        const memory = await api.add({ text: args.text, type: args.type, tags: args.tags, key: args.key, statedAt: args.statedAt }, { scope });
-        return { memory: compact(memory) };
-      }),
-  );
+/** The memory tools, under the same tenant rules as the HTTP API. */
+export const MEMORY_TOOLS: readonly McpTool[] = [addMemory, searchMemories, listMemories, deleteMemory];
 
-  server.registerTool(
-    'search_memories',
-    {
-      description: 'Find the stored memories most relevant to a query, best first, with scores.',
-      inputSchema: {
-        query: z.string(),
-        limit: z.number().int().optional().describe('Number of results (default 5).'),
-        threshold: z.number().optional().describe('Minimum score (default 0.1).'),
-        types: z.array(z.enum(MEMORY_TYPES)).optional(),
-        ...scopeArgs,
-      },
-      annotations: { readOnlyHint: true },
-    },
-    (args) =>
-      guarded(async () => {
-        const scope = scopeOf(args, 'read');
-        const result = await api.recall(args.query, { scope, limit: args.limit, threshold: args.threshold, types: args.types });
-        return { hits: result.hits.map((h) => ({ ...compact(h.memory), score: h.score })) };
-      }),
-  );
-
-  server.registerTool(
-    'list_memories',
-    {
-      description: 'List stored memories, oldest first, with filters and a cursor for the next page.',
-      inputSchema: {
-        limit: z.number().int().optional().describe('Page size (default 50).'),
-        cursor: z.string().optional(),
-        types: z.array(z.enum(MEMORY_TYPES)).optional(),
-        statuses: z.array(z.enum(MEMORY_STATUSES)).optional(),
-        tags: z.array(z.string()).optional(),
-        key: z.string().optional(),
-        ...scopeArgs,
-      },
-      annotations: { readOnlyHint: true },
-    },
-    (args) =>
-      guarded(async () => {
-        const scope = scopeOf(args, 'read');
-        const page = await api.list({
-          scope,
-          limit: args.limit,
-          cursor: args.cursor,
-          types: args.types,
-          statuses: args.statuses,
-          tags: args.tags,
-          key: args.key,
-        });
-        return { items: page.items.map(compact), nextCursor: page.nextCursor };
-      }),
-  );
-
-  server.registerTool(
-    'delete_memory',
-    {
-      description: 'Delete a memory by id, for good.',
-      inputSchema: { id: z.string(), ...scopeArgs },
-      annotations: { destructiveHint: true },
-    },
-    (args) =>
-      guarded(async () => {
-        const scope = scopeOf(args, 'write');
-        if (principal.collections !== null) {
-          const memory = await api.get(args.id, { scope });
-          if (!memory || !canSee(principal, memory)) return { deleted: false };
-        }
-        return { deleted: await api.delete(args.id, { scope }) };
-      }),
-  );
-
-  return server;
-}
+export const MEMORY_TOOL_NAMES: readonly string[] = MEMORY_TOOLS.map((t) => t.listing.name);

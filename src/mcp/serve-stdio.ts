@@ -5,8 +5,8 @@ import type { Principal } from '../auth/api-key.js';
 import { openDataDirKeyStore } from '../auth/key-admin.js';
 import { EngramError } from '../model/errors.js';
 import { validateScope } from '../model/validate.js';
-import { openDefaultEngram, type DefaultEngramOptions } from '../server/open-default-engram.js';
-import { createMcpServer } from './memory-tools.js';
+import { openDefaultEngram, type DefaultEngramOptions } from '../open-default-engram.js';
+import { createMcpServer } from './create-mcp-server.js';
 
 /** Options of {@link serveMcpStdio}. */
 export interface McpStdioOptions {
@@ -71,7 +71,12 @@ export async function runMcpStdio(options: RunMcpStdioOptions): Promise<void> {
       keys.close();
     }
   } else if (options.tenant !== undefined) {
-    principal = { keyId: 'local', tenant: validateScope({ tenant: options.tenant }).tenant, access: 'read-write', collections: null };
+    principal = {
+      keyId: 'local',
+      tenant: validateScope({ tenant: options.tenant }).tenant,
+      access: 'read-write',
+      collections: null,
+    };
   } else {
     throw new EngramError('CONFIG_ERROR', 'give an API key or a tenant for the MCP server');
   }

@@ -30,6 +30,10 @@ export const ERROR_HTTP_STATUS = Object.freeze({
   PAYLOAD_TOO_LARGE: 413,
   /** An unexpected failure inside Engram (a bug). */
   INTERNAL: 500,
+  /** A write holds sensitive data (a secret, card, IBAN, …) that the safety policy rejects; `details.categories` / `details.fields` say which, never the value. */
+  SENSITIVE_DATA_REJECTED: 422,
+  /** A write's text tries to instruct the model and the safety policy rejects such text (instead of flagging it). */
+  INSTRUCTION_REJECTED: 422,
 } as const);
 
 export type EngramErrorCode = keyof typeof ERROR_HTTP_STATUS;

@@ -5,6 +5,14 @@ import type { Scope } from './scope.js';
 /** Statuses a filter sees when it names none: only live memories. */
 export const DEFAULT_STATUSES: readonly MemoryStatus[] = ['activated'];
 
+/**
+ * Largest `limit` of one store read: a list page, or the dense / lexical candidates of a search.
+ * Every backend enforces it (INVALID_LIMIT above it). The facade's own limit on what a caller may
+ * ask for (`DEFAULT_LIMITS.maxLimit`, 1,000) is lower; the store's is what the searcher's candidate
+ * pools need (10 × topK, so 10,000 at topK 1,000).
+ */
+export const MAX_STORE_LIMIT = 10_000;
+
 /** Which memories a list / count / search may see. `scope.tenant` is always required. */
 export interface MemoryFilter {
   scope: Scope;

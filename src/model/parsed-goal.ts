@@ -1,4 +1,4 @@
-/** What the planner understood of a query (seed 003 `ParsedTaskGoal`). */
+/** What the planner understood of a query (the multi-path searcher's parsed task goal). */
 export interface ParsedGoal {
   /** Exact keys for the graph channel (`memory.key ∈ keys`). */
   keys: string[];

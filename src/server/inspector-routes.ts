@@ -1,17 +1,16 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
-import { RerankerRegistry } from '../search/rank/reranker-registry.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
+import { KEY_ACCESS_LEVELS } from '../auth/api-key.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
-import type { SearchDeps } from './search-route.js';
 
 const WhoAmISchema = z
   .object({
     tenant: z.string(),
     keyId: z.string(),
-    access: z.enum(['read', 'read-write']),
+    access: z.enum(KEY_ACCESS_LEVELS),
     collections: z.array(z.string()).nullable(),
-    search: z.boolean().openapi({ description: 'Whether `/v1/search` runs the searcher on this server.' }),
+    search: z.boolean().openapi({ description: 'Whether `/v1/search` is served.' }),
     rerankers: z.array(z.string()).openapi({ description: 'Reranker names `/v1/search` accepts.' }),
   })
   .openapi('InspectorWhoAmI');
@@ -23,9 +22,9 @@ const WhoAmISchema = z
  * is served for the page and kept out of `/openapi.json`: the returned app is a plain Hono app,
  * so mounting it with `app.route('/', …)` adds the route, not its OpenAPI entry.
  */
-export function inspectorRoutes(kit: RouteKit, search: SearchDeps | undefined): Hono<AppEnv> {
+export function inspectorRoutes(kit: RouteKit): Hono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  const rerankers = search ? (search.rerankers ?? new RerankerRegistry()).names() : [];
+  const rerankers = kit.search === false ? [] : [...kit.search.rerankers];
   defineRoute(app, kit, {
     method: 'get',
     path: '/v1/inspector/whoami',
@@ -39,7 +38,7 @@ export function inspectorRoutes(kit: RouteKit, search: SearchDeps | undefined): 
         keyId: principal.keyId,
         access: principal.access,
         collections: principal.collections,
-        search: search !== undefined,
+        search: kit.search !== false,
         rerankers,
       };
     },

@@ -5,7 +5,7 @@ import { EngramError } from '../model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
 import { canSee, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
 import {
   BatchBodySchema,
@@ -29,7 +29,9 @@ function listParam(value: string | string[] | undefined, split: boolean): string
   return split ? values.flatMap((v) => v.split(',')).filter((v) => v !== '') : values;
 }
 
-type FilterQuery = Partial<Record<'types' | 'statuses' | 'tags' | 'ids', string | string[]>> & { key?: string | undefined };
+type FilterQuery = Partial<Record<'types' | 'statuses' | 'tags' | 'ids', string | string[]>> & {
+  key?: string | undefined;
+};
 
 /** The list/stats filter fields of a query string (types and statuses may be comma separated). */
 function filterOfQuery(query: FilterQuery) {
@@ -43,14 +45,26 @@ function filterOfQuery(query: FilterQuery) {
 }
 
 function scopeOfQuery(query: RequestedScope): RequestedScope {
-  return { tenant: query.tenant, user: query.user, agent: query.agent, session: query.session, collection: query.collection };
+  return {
+    tenant: query.tenant,
+    user: query.user,
+    agent: query.agent,
+    session: query.session,
+    collection: query.collection,
+  };
 }
 
 /**
  * Loads a memory the principal may act on, or throws NOT_FOUND: ids of other tenants and of
  * collections outside a limited key look exactly like missing ids.
  */
-async function visibleMemory(kit: RouteKit, principal: Principal, id: string, requested: RequestedScope | undefined, mode: AccessMode): Promise<Memory> {
+async function visibleMemory(
+  kit: RouteKit,
+  principal: Principal,
+  id: string,
+  requested: RequestedScope | undefined,
+  mode: AccessMode,
+): Promise<Memory> {
   const scope = resolveScope(principal, requested, mode);
   const memory = await kit.api.get(id, { scope });
   if (!memory || !canSee(principal, memory)) {
@@ -59,10 +73,8 @@ async function visibleMemory(kit: RouteKit, principal: Principal, id: string, re
   return memory;
 }
 
-/** Create, batch import, get, update, delete, list and stats. */
-export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
-  const { api } = kit;
-
+/** `POST /v1/memories`: one memory into the key's tenant. */
+function registerCreate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'post',
     path: '/v1/memories',
@@ -75,12 +87,15 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     errors: [409, 413],
     async handle({ body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
-      const memory = await api.add(body.memory as MemoryInput, { scope });
+      const memory = await kit.api.add(body.memory as MemoryInput, { scope });
       kit.metrics.observeWrite('add', 1);
       return { memory };
     },
   });
+}
 
+/** `POST /v1/memories/batch`: all or none, at most `limits.maxBatch`. */
+function registerBatchImport(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'post',
     path: '/v1/memories/batch',
@@ -94,16 +109,23 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     async handle({ body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
       if (body.memories.length > kit.limits.maxBatch) {
-        throw new EngramError('PAYLOAD_TOO_LARGE', `a batch holds at most ${kit.limits.maxBatch} memories; got ${body.memories.length}`, {
-          details: { field: 'memories', limit: kit.limits.maxBatch, got: body.memories.length },
-        });
+        throw new EngramError(
+          'PAYLOAD_TOO_LARGE',
+          `a batch holds at most ${kit.limits.maxBatch} memories; got ${body.memories.length}`,
+          {
+            details: { field: 'memories', limit: kit.limits.maxBatch, got: body.memories.length },
+          },
+        );
       }
-      const memories = await api.addMany(body.memories as MemoryInput[], { scope });
+      const memories = await kit.api.addMany(body.memories as MemoryInput[], { scope });
       kit.metrics.observeWrite('add', memories.length);
       return { memories };
     },
   });
+}
 
+/** `GET /v1/memories/{id}`: NOT_FOUND for ids the key may not see. */
+function registerGet(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'get',
     path: '/v1/memories/{id}',
@@ -118,7 +140,10 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
       return { memory: await visibleMemory(kit, principal, params.id, scopeOfQuery(query), 'read') };
     },
   });
+}
 
+/** `PATCH /v1/memories/{id}`: a new text is re-embedded. */
+function registerUpdate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'patch',
     path: '/v1/memories/{id}',
@@ -132,12 +157,15 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     async handle({ params, body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
       if (principal.collections !== null) await visibleMemory(kit, principal, params.id, body.scope, 'write');
-      const memory = await api.update(params.id, body.patch as MemoryPatch, { scope });
+      const memory = await kit.api.update(params.id, body.patch as MemoryPatch, { scope });
       kit.metrics.observeWrite('update', 1);
       return { memory };
     },
   });
+}
 
+/** `DELETE /v1/memories/{id}`: `deleted: false` for ids the key may not see. */
+function registerDelete(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'delete',
     path: '/v1/memories/{id}',
@@ -150,15 +178,18 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     async handle({ params, query, principal }) {
       const scope = resolveScope(principal, scopeOfQuery(query), 'write');
       if (principal.collections !== null) {
-        const memory = await api.get(params.id, { scope });
+        const memory = await kit.api.get(params.id, { scope });
         if (!memory || !canSee(principal, memory)) return { deleted: false };
       }
-      const deleted = await api.delete(params.id, { scope });
+      const deleted = await kit.api.delete(params.id, { scope });
       kit.metrics.observeWrite('delete', deleted ? 1 : 0);
       return { deleted };
     },
   });
+}
 
+/** `GET /v1/memories`: filters and cursor paging. */
+function registerList(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'get',
     path: '/v1/memories',
@@ -169,7 +200,7 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     response: PageSchema,
     async handle({ query, principal }) {
       const scope = resolveScope(principal, scopeOfQuery(query), 'read');
-      return api.list({
+      return kit.api.list({
         scope,
         ...filterOfQuery(query),
         limit: query.limit === undefined ? undefined : Number(query.limit),
@@ -179,7 +210,10 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
       });
     },
   });
+}
 
+/** `GET /v1/stats`: counts by type, status and model. */
+function registerStats(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'get',
     path: '/v1/stats',
@@ -190,7 +224,18 @@ export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
     response: StatsSchema,
     async handle({ query, principal }) {
       const scope = resolveScope(principal, scopeOfQuery(query), 'read');
-      return api.stats({ scope, ...filterOfQuery(query) });
+      return kit.api.stats({ scope, ...filterOfQuery(query) });
     },
   });
+}
+
+/** Create, batch import, get, update, delete, list and stats. */
+export function registerMemoryRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
+  registerCreate(app, kit);
+  registerBatchImport(app, kit);
+  registerGet(app, kit);
+  registerUpdate(app, kit);
+  registerDelete(app, kit);
+  registerList(app, kit);
+  registerStats(app, kit);
 }

@@ -4,7 +4,7 @@ import { formatContextBlock } from '../inject/context-block.js';
 import { providers } from '../inject/providers/registry.js';
 import type { Principal } from '../auth/api-key.js';
 import { resolveScope, type RequestedScope } from '../auth/principal-scope.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
 import { InjectBodySchema, InjectResponseSchema, RecallBodySchema, RecallResponseSchema } from './schemas.js';
 
@@ -31,42 +31,41 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
   };
 }
 
-/** Recall (also served as `/v1/search`) and inject. */
-export function registerRecallRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
-  {
-    defineRoute(app, kit, {
-      method: 'post',
-      path: '/v1/recall',
-      operationId: 'recall',
-      summary: 'The memories most relevant to a query, best first, each with the explanation of its score',
-      tag: 'recall',
-      body: RecallBodySchema,
-      response: RecallResponseSchema,
-      errors: [409, 413],
-      async handle({ body, principal, c }) {
-        const parsedAt = performance.now();
-        const options = recallOptions(principal, body, c.req.raw.signal);
-        const result: RecallResult & { server?: { parseMs: number; recallMs: number; totalMs: number } } = await kit.api.recall(
-          body.query,
-          options,
+/** `POST /v1/recall`: the core recall; `explain` adds the server's own stage timings. */
+function registerRecall(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
+  defineRoute(app, kit, {
+    method: 'post',
+    path: '/v1/recall',
+    operationId: 'recall',
+    summary: 'The memories most relevant to a query, best first, each with the explanation of its score',
+    tag: 'recall',
+    body: RecallBodySchema,
+    response: RecallResponseSchema,
+    errors: [409, 413],
+    async handle({ body, principal, c }) {
+      const parsedAt = performance.now();
+      const options = recallOptions(principal, body, c.req.raw.signal);
+      const result: RecallResult & { server?: { parseMs: number; recallMs: number; totalMs: number } } =
+        await kit.api.recall(body.query, options);
+      const recallMs = performance.now() - parsedAt;
+      kit.metrics.observeRecall(result.timings);
+      if (body.explain) {
+        const startedAt = c.get('startedAt');
+        const parseMs = parsedAt - startedAt;
+        result.server = { parseMs, recallMs, totalMs: performance.now() - startedAt };
+        c.header(
+          'server-timing',
+          `parse;dur=${parseMs.toFixed(2)}, embed;dur=${result.timings.embedMs.toFixed(2)}, dense;dur=${result.timings.denseMs.toFixed(2)}, ` +
+            `lexical;dur=${result.timings.lexicalMs.toFixed(2)}, rank;dur=${result.timings.rankMs.toFixed(2)}, recall;dur=${recallMs.toFixed(2)}`,
         );
-        const recallMs = performance.now() - parsedAt;
-        kit.metrics.observeRecall(result.timings);
-        if (body.explain) {
-          const startedAt = c.get('startedAt');
-          const parseMs = parsedAt - startedAt;
-          result.server = { parseMs, recallMs, totalMs: performance.now() - startedAt };
-          c.header(
-            'server-timing',
-            `parse;dur=${parseMs.toFixed(2)}, embed;dur=${result.timings.embedMs.toFixed(2)}, dense;dur=${result.timings.denseMs.toFixed(2)}, ` +
-              `lexical;dur=${result.timings.lexicalMs.toFixed(2)}, rank;dur=${result.timings.rankMs.toFixed(2)}, recall;dur=${recallMs.toFixed(2)}`,
-          );
-        }
-        return result;
-      },
-    });
-  }
+      }
+      return result;
+    },
+  });
+}
 
+/** `POST /v1/inject`: recall for the request's last user message and inject the context block. */
+function registerInject(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'post',
     path: '/v1/inject',
@@ -96,4 +95,10 @@ export function registerRecallRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): v
       };
     },
   });
+}
+
+/** Recall and inject. */
+export function registerRecallRoutes(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
+  registerRecall(app, kit);
+  registerInject(app, kit);
 }

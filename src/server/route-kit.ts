@@ -1,35 +1,11 @@
 import { createRoute, type OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { MemoryApi } from '../model/api.js';
 import type { Principal } from '../auth/api-key.js';
 import type { KeyVerifier } from '../auth/key-store.js';
-import { EngramError, type EngramErrorCode } from '../model/errors.js';
-import type { ServerLimits } from './create-app.js';
+import { EngramError } from '../model/errors.js';
+import { validationError } from '../wire/validation-error.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { ErrorSchema } from './schemas.js';
-import type { ServerMetrics } from './server-metrics.js';
-import { validationError } from './validation-error.js';
-
-/** Per-request variables of the Hono app. */
-export interface AppEnv {
-  Variables: {
-    reqId: string;
-    /** performance.now() when the request arrived. */
-    startedAt: number;
-    /** Route template for metrics and logs. */
-    route: string;
-    principal?: Principal | undefined;
-    errorCode?: EngramErrorCode | undefined;
-  };
-}
-
-/** What route modules need. */
-export interface RouteKit {
-  api: MemoryApi;
-  keys: KeyVerifier;
-  limits: ServerLimits;
-  metrics: ServerMetrics;
-  validateResponses: boolean;
-}
 
 /** The principal of a request's `Authorization: Bearer <key>`, or UNAUTHORIZED. */
 export function authenticate(c: Context<AppEnv>, keys: KeyVerifier): Principal {

@@ -1,7 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { MEMORY_SOURCE_TYPES } from '../model/memory.js';
-import { MEMORY_LEVELS, MEMORY_STATUSES, MEMORY_TYPES } from '../model/memory-type.js';
+import { LIST_DIRECTIONS, LIST_ORDERS } from '../model/memory-filter.js';
+import { MEMORY_LEVELS, MEMORY_STATUSES } from '../model/memory-type.js';
 import { PROVIDER_NAMES } from '../model/provider-name.js';
+import { RECALL_PROFILE_NAMES } from '../model/request-fields.js';
+import { MemoryTypeSchema, scopeValue, wireSearchOptionFields } from '../wire/search-option-fields.js';
 
 /**
  * Wire schemas of the HTTP API. The same objects validate requests, optionally validate
@@ -9,11 +12,9 @@ import { PROVIDER_NAMES } from '../model/provider-name.js';
  * Request objects are strict: unknown fields are rejected.
  */
 
-export const MemoryTypeSchema = z.enum(MEMORY_TYPES).openapi('MemoryType');
+export { MemoryTypeSchema };
 export const MemoryStatusSchema = z.enum(MEMORY_STATUSES).openapi('MemoryStatus');
 export const MemoryLevelSchema = z.enum(MEMORY_LEVELS).openapi('MemoryLevel');
-
-const scopeValue = z.string().min(1).max(256);
 
 /**
  * A scope in a request body. The tenant always comes from the API key: a `tenant` here must
@@ -147,8 +148,8 @@ export const ListQuerySchema = ScopeQuerySchema.extend({
     .optional()
     .openapi({ description: 'Page size. Default 50.' }),
   cursor: z.string().max(4096).optional(),
-  order: z.enum(['createdAt', 'updatedAt', 'statedAt']).optional(),
-  direction: z.enum(['asc', 'desc']).optional(),
+  order: z.enum(LIST_ORDERS).optional(),
+  direction: z.enum(LIST_DIRECTIONS).optional(),
 });
 
 export const PageSchema = z
@@ -168,7 +169,7 @@ const recallOptionFields = {
   scope: RequestScopeSchema.optional(),
   limit: z.number().int().optional().openapi({ description: 'Hits returned. Default 5; at most the server limit.' }),
   threshold: z.number().optional().openapi({ description: 'Minimum fused score in [-1, 1]. Default 0.1.' }),
-  profile: z.enum(['engram', 'seed']).optional(),
+  profile: z.enum(RECALL_PROFILE_NAMES).optional(),
   types: z.array(MemoryTypeSchema).optional(),
   lexicalWeight: z.number().optional(),
   lexicalWeightShort: z.number().optional(),
@@ -239,47 +240,9 @@ export const BlockOptionsSchema = z
   })
   .openapi('ContextBlockOptions');
 
-const PATH_NAMES = ['working', 'long-term', 'user', 'tool', 'skill', 'preference', 'keyword', 'internet'] as const;
-
-/** The searcher (seed 003): plan, parallel paths and channels, rerank, post-processing. */
+/** The multi-path searcher: plan, parallel paths and channels, rerank, post-processing. */
 export const SearchBodySchema = z
-  .strictObject({
-    query: z.string(),
-    scope: RequestScopeSchema.optional(),
-    mode: z
-      .enum(['fast', 'fine', 'deep'])
-      .optional()
-      .openapi({
-        description: 'fine/deep need an LLM on the server; without one they fall back to fast (see `degraded`).',
-      }),
-    topK: z.number().int().optional().openapi({ description: 'Hits of the text types. Default 10.' }),
-    types: z.array(MemoryTypeSchema).optional(),
-    paths: z.array(z.enum(PATH_NAMES)).optional(),
-    reranker: z.string().max(64).optional().openapi({ description: "Default 'noop'; 'cosine-local' is built in." }),
-    collections: z
-      .array(scopeValue)
-      .min(1)
-      .max(32)
-      .optional()
-      .openapi({ description: 'Search several collections (each must be allowed by the key), merged.' }),
-    threshold: z.number().optional(),
-    priority: z
-      .strictObject({
-        user: scopeValue.optional(),
-        agent: scopeValue.optional(),
-        session: scopeValue.optional(),
-        collection: scopeValue.optional(),
-      })
-      .optional(),
-    fastGraph: z.boolean().optional(),
-    decompose: z.boolean().optional(),
-    reason: z.boolean().optional(),
-    deepStages: z.number().int().min(1).max(5).optional(),
-    nearDuplicateThreshold: z.number().min(0).max(1).optional(),
-    mmrLambda: z.number().min(0).max(1).optional(),
-    dedupe: z.boolean().optional(),
-    context: z.string().max(8192).optional(),
-  })
+  .strictObject({ query: z.string(), scope: RequestScopeSchema.optional(), ...wireSearchOptionFields })
   .openapi('SearchRequest');
 
 export const SearchResponseSchema = z

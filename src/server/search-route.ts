@@ -1,22 +1,16 @@
 import type { OpenAPIHono, z } from '@hono/zod-openapi';
-import { resolveScope } from '../auth/principal-scope.js';
+import { resolveSearchScope } from '../auth/principal-scope.js';
 import { EngramError } from '../model/errors.js';
-import { DEFAULT_LIMITS, validateText } from '../model/validate.js';
-import { Searcher, type SearcherDeps } from '../search/searcher.js';
-import type { SearchOptions } from '../model/search-options.js';
-import type { AppEnv, RouteKit } from './route-kit.js';
 import { defineRoute } from './route-kit.js';
+import type { AppEnv, RouteKit } from './route-types.js';
 import { SearchBodySchema, SearchResponseSchema } from './schemas.js';
 
-/** What the server builds a searcher from; `canRead` is always the key's collection rule. */
-export type SearchDeps = Omit<SearcherDeps, 'canRead'>;
-
 /**
- * `POST /v1/search`: the seed-003 searcher (plan, paths, channels, rerank, post-processing) in
- * the key's tenant. Collections outside a limited key are never read. Without search
- * dependencies (e.g. a server in front of a remote API) it answers UNSUPPORTED.
+ * `POST /v1/search`: the served API's `search` (for an `Engram`, the multi-path searcher with its
+ * model check, collection rules, usage tracking, LLM, web search and rerankers) in the key's
+ * tenant. Collections outside a limited key are refused before anything is read.
  */
-export function registerSearchRoute(app: OpenAPIHono<AppEnv>, kit: RouteKit, deps: SearchDeps | undefined): void {
+export function registerSearchRoute(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
   defineRoute(app, kit, {
     method: 'post',
     path: '/v1/search',
@@ -25,26 +19,13 @@ export function registerSearchRoute(app: OpenAPIHono<AppEnv>, kit: RouteKit, dep
     tag: 'recall',
     body: SearchBodySchema,
     response: SearchResponseSchema,
-    errors: [413],
+    errors: [409, 413],
     async handle({ body, principal, c }) {
-      if (!deps) throw new EngramError('UNSUPPORTED', 'this server has no searcher; use /v1/recall');
-      const query = validateText(body.query, DEFAULT_LIMITS.maxQueryLength, 'query');
-      const allowed = principal.collections;
-      for (const collection of body.collections ?? []) {
-        if (allowed !== null && !allowed.includes(collection)) {
-          throw new EngramError('FORBIDDEN', `this API key cannot access collection ${collection}`, { details: { field: 'collections', allowed } });
-        }
-      }
-      const scope = resolveScope(principal, { ...body.scope, collection: body.scope?.collection ?? body.collections?.[0] }, 'read');
-      const searcher = new Searcher({ ...deps, canRead: (_scope, collection) => allowed === null || allowed.includes(collection) });
-      if (body.reranker !== undefined && !searcher.rerankerNames().includes(body.reranker)) {
-        throw new EngramError('INVALID_INPUT', `unknown reranker ${body.reranker}; available: ${searcher.rerankerNames().join(', ')}`, {
-          details: { field: 'reranker', available: searcher.rerankerNames() },
-        });
-      }
-      const { scope: _requested, query: _query, ...rest } = body;
-      const options: SearchOptions = { ...rest, scope, signal: c.req.raw.signal };
-      const result = await searcher.search(query, options);
+      if (kit.search === false)
+        throw new EngramError('UNSUPPORTED', 'search is turned off on this server; use /v1/recall');
+      const { query, scope: requested, ...options } = body;
+      const scope = resolveSearchScope(principal, requested, options.collections);
+      const result = await kit.api.search(query, { ...options, scope, signal: c.req.raw.signal });
       return result as unknown as z.input<typeof SearchResponseSchema>;
     },
   });

@@ -1,19 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import type { MemoryApi } from '../model/api.js';
 import { openDataDirKeyStore } from '../auth/key-admin.js';
 import type { KeyStore, KeyVerifier } from '../auth/key-store.js';
-import { EngramError } from '../model/errors.js';
-import { Engram } from '../engram.js';
-import { createApp, type ServerLimits } from './create-app.js';
-import type { SearchDeps } from './search-route.js';
-import { openDefaultEngram, type DefaultEngramOptions } from './open-default-engram.js';
+import type { MemoryApi } from '../model/api.js';
+import { openDefaultEngram, type DefaultEngramOptions } from '../open-default-engram.js';
+import { createApp } from './create-app.js';
+import { gracefulClose } from './graceful-close.js';
+import { createNodeServer, listen, urlOf, type NodeServerTimeouts } from './node-http-server.js';
+import type { SearchServing } from './route-types.js';
+import type { ServerLimits } from './server-limits.js';
 import { silentLogger, type ServerLogger } from './server-logger.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 
 /** Options of {@link startServer}. */
-export interface StartServerOptions {
+export interface StartServerOptions extends NodeServerTimeouts {
   /** Data directory: the SQLite database and the key database live here. */
   dataDir: string;
   /** TCP port; 0 picks a free one. @default 8787 */
@@ -26,8 +24,11 @@ export interface StartServerOptions {
   defaults?: Omit<DefaultEngramOptions, 'dataDir'> | undefined;
   /** Close `engram` on shutdown even when it was passed in. @default true when the server opened it, false otherwise */
   closeEngram?: boolean | undefined;
-  /** Searcher dependencies for `/v1/search`, or false to turn it off. @default the store and embedder of `engram` when it is an `Engram` */
-  search?: SearchDeps | false | undefined;
+  /**
+   * What `/v1/search` advertises (it always runs the served API's `search`), or false to turn it off.
+   * @default the reranker names of the Engram the server opens; the built-in names when `engram` is given
+   */
+  search?: SearchServing | false | undefined;
   /** API keys. @default the key database in `dataDir` */
   keys?: KeyVerifier | undefined;
   /** @default silent (the server prints nothing itself) */
@@ -37,14 +38,6 @@ export interface StartServerOptions {
   limits?: Partial<ServerLimits> | undefined;
   /** Validate responses against their schemas. @default false */
   validateResponses?: boolean | undefined;
-  /** Longest time to receive a whole request (slow bodies are cut). @default 30000 */
-  requestTimeoutMs?: number | undefined;
-  /** Longest time to receive the request headers. @default 10000 */
-  headersTimeoutMs?: number | undefined;
-  /** How often request and header timeouts are checked. @default 1000 */
-  timeoutCheckIntervalMs?: number | undefined;
-  /** Idle keep-alive time. @default 5000 */
-  keepAliveTimeoutMs?: number | undefined;
   /** After this long, shutdown closes connections whose requests are still running. @default 10000 */
   shutdownTimeoutMs?: number | undefined;
   /** Shut down gracefully on SIGTERM and SIGINT. @default false */
@@ -66,15 +59,58 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(new EngramError('CONFIG_ERROR', `cannot listen on ${host}:${port}: ${error.message}`, { cause: error }));
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve(server.address() as AddressInfo);
-    });
-  });
+/** The API and key store a server serves, and how to let go of them. */
+interface Served {
+  api: MemoryApi;
+  keys: KeyVerifier;
+  search: SearchServing | false | undefined;
+  /** After shutdown: the key store it opened, and the API when it owns it (`closeEngram`). */
+  release(): Promise<void>;
+  /** When it never started: only what it opened itself. */
+  abandon(): Promise<void>;
+}
+
+/** The given API or the embedded default one, and the given keys or the data directory's. */
+async function openServed(options: StartServerOptions): Promise<Served> {
+  const given = options.engram;
+  const opened =
+    given === undefined ? await openDefaultEngram({ ...options.defaults, dataDir: options.dataDir }) : undefined;
+  const api: MemoryApi = given ?? (opened as MemoryApi);
+  const closeApi = options.closeEngram ?? given === undefined;
+  let keyStore: KeyStore | undefined;
+  try {
+    const keys = options.keys ?? (keyStore = openDataDirKeyStore({ dataDir: options.dataDir }));
+    return {
+      api,
+      keys,
+      search: options.search ?? (opened ? { rerankers: opened.rerankerNames() } : undefined),
+      async release() {
+        keyStore?.close();
+        if (closeApi) await api.close();
+      },
+      async abandon() {
+        keyStore?.close();
+        await opened?.close();
+      },
+    };
+  } catch (error) {
+    if (opened) await opened.close();
+    throw error;
+  }
+}
+
+/** Releases what the server served, logs the outcome and tells `onClosed`; rethrows a release error. */
+async function releaseAndReport(served: Served, options: StartServerOptions, logger: ServerLogger): Promise<void> {
+  let failure: unknown;
+  try {
+    await served.release();
+  } catch (error) {
+    failure = error;
+    logger.error({ err: error }, 'error while closing');
+  }
+  logger.info({}, 'closed');
+  options.onClosed?.(failure);
+  if (failure !== undefined) throw failure;
 }
 
 /**
@@ -84,63 +120,24 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? silentLogger();
-  const ownsEngram = options.engram === undefined;
-  const api = options.engram ?? (await openDefaultEngram({ ...options.defaults, dataDir: options.dataDir }));
-  let keyStore: KeyStore | undefined;
-  let keys: KeyVerifier;
-  try {
-    keys = options.keys ?? (keyStore = openDataDirKeyStore({ dataDir: options.dataDir }));
-  } catch (error) {
-    if (ownsEngram) await api.close();
-    throw error;
-  }
+  const served = await openServed(options);
   let draining = false;
   const app = createApp({
-    api,
-    keys,
+    api: served.api,
+    keys: served.keys,
     logger,
     metrics: options.metrics ?? createServerMetrics(),
     limits: options.limits,
     validateResponses: options.validateResponses,
     ready: () => !draining,
-    search: options.search === false ? undefined : (options.search ?? (api instanceof Engram ? { store: api.store, embedder: api.embedder } : undefined)),
+    search: served.search,
   });
-  const listener = getRequestListener(app.fetch);
-  const server = createServer(
-    {
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
-      connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000,
-    },
-    (req, res) => {
-      if (draining) res.setHeader('connection', 'close');
-      void listener(req, res);
-    },
-  );
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  server.on('clientError', (error, socket) => {
-    // Malformed HTTP or a timed-out slow client: answer 400/408 when possible, never crash.
-    const code = (error as NodeJS.ErrnoException).code;
-    const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-    else socket.destroy();
-  });
-
-  let address: AddressInfo;
-  try {
-    address = await listen(server, options.port ?? 8787, host);
-  } catch (error) {
-    keyStore?.close();
-    if (ownsEngram) await api.close();
+  const node = createNodeServer(app.fetch, options, () => draining);
+  const address = await listen(node.server, options.port ?? 8787, host).catch(async (error: unknown) => {
+    await served.abandon();
     throw error;
-  }
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost}:${address.port}`;
+  });
+  const url = urlOf(address);
   logger.info({ url }, 'listening');
 
   let closing: Promise<void> | undefined;
@@ -148,43 +145,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger.info({ signal }, 'shutting down');
     void close();
   };
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      draining = true;
-      if (options.handleSignals) {
+  const close = (): Promise<void> =>
+    (closing ??= gracefulClose(node, {
+      logger,
+      shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+      drain: () => {
+        draining = true;
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
-      }
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => {
-        logger.warn({ open: sockets.size }, 'shutdown timeout: closing open connections');
-        server.closeAllConnections();
-      }, options.shutdownTimeoutMs ?? 10_000);
-      timer.unref();
-      // Idle keep-alive sockets that become idle after their last response are closed too.
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      sweep.unref();
-      let failure: unknown;
-      try {
-        await stopped;
-      } finally {
-        clearTimeout(timer);
-        clearInterval(sweep);
-      }
-      try {
-        keyStore?.close();
-        if (options.closeEngram ?? ownsEngram) await api.close();
-      } catch (error) {
-        failure = error;
-        logger.error({ err: error }, 'error while closing');
-      }
-      logger.info({}, 'closed');
-      options.onClosed?.(failure);
-      if (failure !== undefined) throw failure;
-    })();
-    return closing;
-  };
+      },
+      release: () => releaseAndReport(served, options, logger),
+    }));
   if (options.handleSignals) {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);

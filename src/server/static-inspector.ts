@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import type { AppEnv } from './route-kit.js';
+import type { AppEnv } from './route-types.js';
 
 /** Where the memory inspector is served. */
 export const INSPECTOR_PATH = '/inspector';

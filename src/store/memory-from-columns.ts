@@ -64,6 +64,12 @@ export const MEMORY_COLUMN_NAMES = [
   'embed_dim',
 ] as const satisfies ReadonlyArray<keyof MemoryColumns<unknown, unknown>>;
 
+/** A selected memory row before its list and JSON columns are decoded (the dialect decodes them). */
+export type SelectedMemory = MemoryColumns<unknown, unknown>;
+
+/** The select list of a memory over alias `m` (never the vector or the full-text columns). */
+export const MEMORY_SELECT = MEMORY_COLUMN_NAMES.map((c) => `m.${c}`).join(', ');
+
 /** The public {@link Scope} of a row: absent scope fields stay absent (not null). */
 export function scopeFromColumns(row: ScopeColumns): Scope {
   const scope: Scope = { tenant: row.tenant };

@@ -67,6 +67,12 @@ export interface LexicalGroupQuery extends Omit<LexicalQuery, 'limit'> {
   groups: SearchGroup[];
 }
 
+/** A patch as the store receives it: the facade always sets `updatedAt`. */
+export type StorePatch = MemoryPatch & { updatedAt: string; statedAt?: string | null };
+
+/** A new vector with its embedding info, for {@link MemoryStore.update}; null clears the vector. */
+export type StoreVector = { vector: Float32Array; embedding: EmbeddingInfo } | null;
+
 /** Exact usage of one memory, for {@link MemoryStore.setUsage}. */
 export interface UsageEntry {
   id: string;
@@ -100,12 +106,7 @@ export interface MemoryStore {
    * Applies a patch. When `vector` is given (or null), the vector and embedding info are replaced.
    * Returns the updated memory, or null when the id does not exist in the tenant.
    */
-  update(
-    tenant: string,
-    id: string,
-    patch: MemoryPatch & { updatedAt: string; statedAt?: string | null },
-    vector?: { vector: Float32Array; embedding: EmbeddingInfo } | null,
-  ): Promise<Memory | null>;
+  update(tenant: string, id: string, patch: StorePatch, vector?: StoreVector): Promise<Memory | null>;
   /** Hard-deletes the ids within the tenant. Returns how many rows were removed. */
   delete(tenant: string, ids: string[]): Promise<number>;
   list(filter: MemoryFilter, options?: ListOptions): Promise<Page<Memory>>;

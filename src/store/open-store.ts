@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EngramError } from '../model/errors.js';
 import type { MemoryStore } from './memory-store.js';
-import type { PostgresStoreOptions } from './postgres/postgres-store.js';
+import type { PostgresStoreOptions } from './postgres/postgres-store-options.js';
 import type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 
 /** The default store when neither a spec nor `ENGRAM_STORE` is given. */
@@ -68,7 +68,7 @@ export async function openStore(spec: string | undefined, options: OpenStoreOpti
   const target = resolveStoreSpec(spec, options);
   switch (target.kind) {
     case 'postgres': {
-      const { createPostgresStore } = await import('./postgres/postgres-store.js');
+      const { createPostgresStore } = await import('./postgres/create-postgres-store.js');
       return createPostgresStore({ ...options.postgres, connectionString: target.connectionString });
     }
     case 'pglite': {

@@ -5,13 +5,21 @@
  *   runMemoryApiConformance('remote', async (tenants) => ({ api, cleanup }));
  *
  * The factory receives the tenants a test will use (unique per test), so an implementation that
- * needs credentials per tenant (the remote client) can mint them. Embedders must be
- * deterministic bag-of-words style (similar words → similar vectors).
+ * needs credentials per tenant (the remote client) can mint them. Implementations embed with the
+ * HashedEmbedder of test/support (deterministic bag of words): search results are compared hit
+ * by hit, score by score, with the reference, an in-process `Engram` over SQLite with the same
+ * embedder loaded with the same memories.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { Engram } from '../../src/engram.js';
 import type { MemoryApi } from '../../src/model/api.js';
-import type { Memory } from '../../src/model/memory.js';
+import type { Memory, MemoryInput } from '../../src/model/memory.js';
+import type { Scope } from '../../src/model/scope.js';
+import type { SearchOptions } from '../../src/model/search-options.js';
+import type { SearchResult } from '../../src/model/search-result.js';
+import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { expectCode } from '../support/expect-code.js';
+import { HashedEmbedder } from '../support/hashed-embedder.js';
 
 export interface ApiHandle {
   api: MemoryApi;
@@ -36,6 +44,45 @@ const FACTS = [
   { id: 'hike', text: 'Alice went hiking in the Alps last summer', type: 'LongTermMemory' as const, tags: ['travel', 'sport'] },
 ];
 
+/** Memories in collections of Alice's scope, for the multi-collection search. */
+const COLLECTED: Array<[string, MemoryInput]> = [
+  ['health', { id: 'peanut', text: 'Alice is allergic to peanuts and drinks no milk', type: 'UserMemory' }],
+  ['home', { id: 'garden', text: 'Alice waters the tomato garden with tea leaves on Sundays' }],
+  ['work', { id: 'standup', text: 'The team standup is at nine every morning' }],
+];
+
+/** Searches that run offline (no LLM, no web): modes fall back to fast and say so in `degraded`. */
+const SEARCHES: Array<[string, Omit<SearchOptions, 'scope'>]> = [
+  ['what does Alice drink in the morning', {}],
+  ['green tea coffee', { types: ['UserMemory', 'PreferenceMemory'], topK: 3, threshold: -1 }],
+  ['Alice travel Paris Alps', { reranker: 'cosine-local' }],
+  ['Whiskers likes tuna', { fastGraph: true, threshold: -1 }],
+  ['drink morning', { paths: ['long-term', 'user', 'preference', 'keyword'], fulltext: true }],
+  ['Alice', { mmrLambda: 0.5, nearDuplicateThreshold: 0.9, threshold: -1 }],
+  ['morning tea', { mode: 'fine' }],
+  ['Alice hiking summer', { mode: 'deep', decompose: true, reason: true }],
+  ['drink', { boost: { tags: ['morning'], userId: 'alice' }, priority: { session: 's1' }, bucketLimits: { preferenceTopK: 1 } }],
+  ['tea in the morning', { collections: ['health', 'home', 'work'], threshold: -1 }],
+];
+
+/** What must agree between implementations: everything but wall-clock times and row timestamps. */
+function comparable(result: SearchResult): unknown {
+  return {
+    query: result.query,
+    hits: result.hits.map((h) => ({ id: h.memory.id, text: h.memory.text, relevance: h.relevance, collection: h.collection, explanation: h.explanation })),
+    plan: result.plan,
+    collections: result.collections,
+    degraded: result.degraded,
+  };
+}
+
+async function load(api: MemoryApi, tenant: string): Promise<Scope> {
+  const scope = { tenant, user: 'alice' };
+  await api.addMany(FACTS, { scope: { ...scope, session: 's1' } });
+  for (const [collection, memory] of COLLECTED) await api.add(memory, { scope: { ...scope, collection } });
+  return scope;
+}
+
 export function runMemoryApiConformance(name: string, factory: ApiFactory): void {
   describe(`MemoryApi conformance: ${name}`, () => {
     let handle: ApiHandle | undefined;
@@ -44,9 +91,16 @@ export function runMemoryApiConformance(name: string, factory: ApiFactory): void
       handle = await factory(ts);
       return { api: handle.api, a: ts[0] as string, b: ts[1] as string };
     };
+    let reference: Engram | undefined;
+    const openReference = async (): Promise<Engram> => {
+      reference = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
+      return reference;
+    };
     afterEach(async () => {
       await handle?.cleanup();
       handle = undefined;
+      await reference?.close();
+      reference = undefined;
     });
 
     it('add applies defaults and get returns the same memory', async () => {
@@ -254,6 +308,49 @@ export function runMemoryApiConformance(name: string, factory: ApiFactory): void
       await expectCode(api.recall('q', { scope: {} as never }), 'INVALID_SCOPE');
     });
 
+    it.each(SEARCHES)('search %j gives the hits, order, scores and plan of the reference', async (query, options) => {
+      const { api, a } = await open();
+      const ref = await openReference();
+      const scope = await load(api, a);
+      await load(ref, a);
+      const got = await api.search(query, { ...options, scope });
+      const want = await ref.search(query, { ...options, scope });
+      expect(want.hits.length).toBeGreaterThan(0);
+      expect(comparable(got)).toEqual(comparable(want));
+    });
+
+    it('search finds the best memory first, reads only the scope and the named collections, and says what it degraded', async () => {
+      const { api, a, b } = await open();
+      const scope = await load(api, a);
+      await api.add({ id: 'b-tea', text: 'Alice drinks green tea every morning' }, { scope: { tenant: b, user: 'alice' } });
+      const result = await api.search('what does Alice drink in the morning? green tea', { scope });
+      expect(result.hits[0]?.memory.id).toBe('tea');
+      expect(result.hits.every((h) => h.memory.scope.tenant === a)).toBe(true);
+      const scores = result.hits.map((h) => h.relevance);
+      expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+      const collected = await api.search('tea in the morning', { scope, collections: ['health', 'home'], threshold: -1 });
+      expect(collected.collections).toEqual({ searched: ['health', 'home'], denied: [] });
+      expect(new Set(collected.hits.map((h) => h.collection))).toEqual(new Set(['health', 'home']));
+      expect(collected.hits.map((h) => h.memory.id)).not.toContain('standup');
+      const fine = await api.search('morning tea', { scope, mode: 'fine' });
+      expect(fine.degraded.plan).toBeDefined();
+    });
+
+    it('search rejects bad options with the codes of every entry point', async () => {
+      const { api, a } = await open();
+      const scope = { tenant: a };
+      await expectCode(api.search('', { scope }), 'INVALID_TEXT');
+      await expectCode(api.search('q', { scope, topK: 0 }), 'INVALID_LIMIT');
+      await expectCode(api.search('q', { scope, mode: 'psychic' as 'fast' }), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope, types: ['Nope' as 'UserMemory'] }), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope, paths: ['nowhere' as 'user'] }), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope, reranker: 'nope' }), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope, collections: ['x'.repeat(300)] }), 'INVALID_SCOPE');
+      await expectCode(api.search('q', { scope, collections: [] }), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope, limit: 5 } as never), 'INVALID_INPUT');
+      await expectCode(api.search('q', { scope: { user: 'u' } as never }), 'INVALID_SCOPE');
+    });
+
     it('an empty tenant recalls nothing without error', async () => {
       const { api, a } = await open();
       const result = await api.recall('anything at all', { scope: { tenant: a } });
@@ -265,6 +362,7 @@ export function runMemoryApiConformance(name: string, factory: ApiFactory): void
       await api.close();
       await expectCode(api.add({ text: 'late' }, { scope: { tenant: a } }), 'STORE_CLOSED');
       await expectCode(api.recall('late', { scope: { tenant: a } }), 'STORE_CLOSED');
+      await expectCode(api.search('late', { scope: { tenant: a } }), 'STORE_CLOSED');
       await expectCode(api.list({ scope: { tenant: a } }), 'STORE_CLOSED');
     });
   });

@@ -9,7 +9,6 @@ import { Engram } from '../../src/engram.js';
 import type { MemoryInput } from '../../src/model/memory.js';
 import { MEMORY_TYPES } from '../../src/model/memory-type.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { Searcher } from '../../src/search/searcher.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 
@@ -92,11 +91,10 @@ it.each([
   ['green tea in paris', { topK: 10, threshold: -1 }],
   ['hiking the alps with my dog', { topK: 5, reranker: 'cosine-local', types: ['LongTermMemory', 'UserMemory'] }],
   ['jazz piano', { topK: 8, mmrLambda: 0.7, threshold: -1, user: 'bob' }],
-] as const)('search %j gives the same hits through the server as the in-process Searcher', async (query, options) => {
+] as const)('search %j gives the same hits through the server as the in-process Engram.search', async (query, options) => {
   const { user, ...rest } = options as { user?: string; topK: number };
   const scope = { tenant: 'acme', ...(user ? { user } : {}) };
-  const searcher = new Searcher({ store: local.store, embedder: local.embedder });
-  const inProcess = await searcher.search(query, { ...rest, scope });
+  const inProcess = await local.search(query, { ...rest, scope });
   const overHttp = await remote.search(query, { ...rest, scope });
   expect(inProcess.hits.length).toBeGreaterThan(0);
   expect(overHttp.hits.map((h) => [h.memory.id, h.relevance])).toEqual(inProcess.hits.map((h) => [h.memory.id, h.relevance]));

@@ -27,7 +27,7 @@ async function appWith(root: string, options: { inspector?: boolean; search?: bo
     api: engram,
     keys,
     inspector: options.inspector === false ? false : { root },
-    search: options.search === false ? undefined : { store: engram.store, embedder: engram.embedder },
+    search: options.search === false ? false : undefined,
   });
   return { app, key: keys.create({ tenant: 't1', collections: ['c1'] }).key };
 }

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDataDirKeyStore } from '../../src/auth/key-admin.js';
 import { Engram } from '../../src/engram.js';
-import { DATABASE_FILE } from '../../src/server/open-default-engram.js';
+import { DATABASE_FILE } from '../../src/open-default-engram.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { startHarness, type Harness } from '../server/server-harness.js';
@@ -36,7 +36,7 @@ async function scenario(client: Client): Promise<void> {
   expect(memory.scope).toEqual({ tenant: 'acme', user: 'alice' });
   await call(client, 'add_memory', { text: 'Bob rides a red bicycle to work', user: 'bob' });
 
-  const found = await call(client, 'search_memories', { query: 'what does Alice drink? green tea', limit: 3, threshold: -1 });
+  const found = await call(client, 'search_memories', { query: 'what does Alice drink? green tea', topK: 3, threshold: -1 });
   const hits = found.data.hits as Array<{ id: string; text: string; score: number }>;
   expect(hits[0]?.id).toBe(memory.id);
   expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? -2);

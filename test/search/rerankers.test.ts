@@ -158,7 +158,7 @@ describe('registry', () => {
     } catch (e) {
       error = e;
     }
-    expect(isEngramError(error, 'CONFIG_ERROR')).toBe(true);
+    expect(isEngramError(error, 'INVALID_INPUT')).toBe(true);
     expect((error as Error).message).toContain('cosine-local, http, noop');
   });
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { createKey } from '../../src/auth/key-admin.js';
 import { Engram } from '../../src/engram.js';
-import { DATABASE_FILE } from '../../src/server/open-default-engram.js';
+import { DATABASE_FILE } from '../../src/open-default-engram.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openKeyStore, type CreateKeyInput, type KeyStore } from '../../src/auth/key-store.js';
 import { Engram } from '../../src/engram.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../../src/server/start-server.js';
-import { DATABASE_FILE } from '../../src/server/open-default-engram.js';
+import { DATABASE_FILE } from '../../src/open-default-engram.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 

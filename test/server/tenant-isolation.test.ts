@@ -138,7 +138,9 @@ describe('tenant B against tenant A', () => {
       expect(r.status).toBe(200);
       return r.json.result;
     };
-    noATextIn(await call('search_memories', { query: A_TEXTS.home, threshold: -1, limit: 50 }));
+    const searched = await call('search_memories', { query: A_TEXTS.home, threshold: -1, topK: 50 });
+    expect(searched?.isError).not.toBe(true);
+    noATextIn(searched);
     noATextIn(await call('list_memories', { limit: 100 }));
     expect((await call('search_memories', { query: 'x', tenant: 'tenant-a' }))?.isError).toBe(true);
     expect((await call('delete_memory', { id: 'a-none' }))?.content[0]?.text).toBe('{"deleted":false}');

@@ -9,8 +9,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError } from '../../src/model/errors.js';
 import type { Memory } from '../../src/model/memory.js';
-import type { LexicalQuery, MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
-import type { MemoryFilter } from '../../src/model/memory-filter.js';
+import type { DenseQuery, LexicalQuery, MemoryRecord, MemoryStore, StorePatch } from '../../src/store/memory-store.js';
+import { DEFAULT_STATUSES, LIST_ORDERS, MAX_STORE_LIMIT, type MemoryFilter } from '../../src/model/memory-filter.js';
+import { MEMORY_STATUSES } from '../../src/model/memory-type.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
 
@@ -22,6 +23,12 @@ export interface StoreHandle {
 export interface ConformanceOptions {
   /** Test name -> reason. Skipped tests are reported as skipped, with the reason in the title. */
   skip?: Record<string, string>;
+  /**
+   * Overwrites the stored vector bytes of one row with bytes of the wrong length, through the
+   * backend's own connection (what a torn write or a bad import leaves). The tests that need it are
+   * skipped, saying so, when a backend gives none.
+   */
+  corruptVector?: ((store: MemoryStore, tenant: string, id: string) => Promise<void>) | undefined;
 }
 
 /** Every test name of the suite, for backends that want to check their skip list. */
@@ -86,9 +93,9 @@ export function runStoreConformance(
       return store.lexicalSearch(mode.space === undefined ? query : { ...query, space: mode.space });
     }
 
-    function test(title: string, fn: () => Promise<void>): void {
+    function test(title: string, fn: () => Promise<void>, unsupported?: string): void {
       CONFORMANCE_TESTS.push(title);
-      const reason = skip[title];
+      const reason = skip[title] ?? unsupported;
       if (reason !== undefined) {
         it.skip(`${title} [skipped: ${reason}]`, fn);
       } else {
@@ -1449,6 +1456,207 @@ export function runStoreConformance(
       const { A, B, a } = await twoTenants();
       await store.recordUsage(B, [a.id], at(50));
       expect((await store.get(A, [a.id]))[0]?.usage).toEqual({ count: 0, lastUsedAt: null });
+    });
+
+    // ---------------------------------------------------------------- one answer on every backend
+    // Each case pins a behaviour two backends once answered differently.
+
+    test('the largest limit of list, denseSearch and lexicalSearch is MAX_STORE_LIMIT', async () => {
+      const T = tenant();
+      const rows = [0, 1, 2].map((i) =>
+        withVector(randomVector(seededRandom(20 + i), 4), 'test-model', {
+          scope: { tenant: T },
+          text: 'limit wombat',
+          createdAt: at(i),
+        }),
+      );
+      await store.insert(rows);
+      const f = { scope: { tenant: T } };
+      const dense = { filter: f, vector: rows[0]!.vector!, model: 'test-model' };
+      const lexicalQuery = { filter: f, terms: ['wombat'] };
+      expect(ids((await store.list(f, { limit: MAX_STORE_LIMIT })).items)).toEqual(ids(rows));
+      expect(await store.denseSearch({ ...dense, limit: MAX_STORE_LIMIT })).toHaveLength(3);
+      expect(await store.lexicalSearch({ ...lexicalQuery, limit: MAX_STORE_LIMIT })).toHaveLength(3);
+      const over = MAX_STORE_LIMIT + 1;
+      const error = await expectCode(store.list(f, { limit: over }), 'INVALID_LIMIT');
+      expect(error.details).toMatchObject({ limit: over, max: MAX_STORE_LIMIT });
+      await expectCode(store.denseSearch({ ...dense, limit: over }), 'INVALID_LIMIT');
+      await expectCode(store.lexicalSearch({ ...lexicalQuery, limit: over }), 'INVALID_LIMIT');
+    });
+
+    test('update rejects an empty or non-string id, and a patch without updatedAt, with INVALID_INPUT', async () => {
+      const T = tenant();
+      const r = makeRecord({ scope: { tenant: T }, text: 'unchanged' });
+      await store.insert([r]);
+      await expectCode(store.update(T, '', { text: 'x', updatedAt: at(2) }), 'INVALID_INPUT');
+      await expectCode(store.update(T, 42 as unknown as string, { text: 'x', updatedAt: at(2) }), 'INVALID_INPUT');
+      await expectCode(store.update(T, r.id, null as unknown as StorePatch), 'INVALID_INPUT');
+      await expectCode(store.update(T, r.id, { text: 'x' } as StorePatch), 'INVALID_INPUT');
+      expect((await store.get(T, [r.id]))[0]).toEqual(expected(r));
+    });
+
+    test('stats lists embedding models by most rows first, ties by model then dim', async () => {
+      const T = tenant();
+      const scope = { tenant: T };
+      const ones = (dim: number): Float32Array => new Float32Array(dim).fill(1);
+      await store.insert([
+        ...[0, 1, 2].map(() => withVector(ones(4), 'zeta', { scope })),
+        withVector(ones(8), 'alpha', { scope }),
+        withVector(ones(4), 'beta', { scope, status: 'archived' }),
+        withVector(ones(4), 'alpha', { scope }),
+        makeRecord({ scope }),
+      ]);
+      const all = await store.stats({ scope, statuses: [...MEMORY_STATUSES] });
+      expect(all.models).toEqual([
+        { model: 'zeta', dim: 4, count: 3 },
+        { model: 'alpha', dim: 4, count: 1 },
+        { model: 'alpha', dim: 8, count: 1 },
+        { model: 'beta', dim: 4, count: 1 },
+      ]);
+      // Counted among the rows the filter matches: the archived row drops out by default.
+      expect((await store.stats({ scope })).models.map((m) => `${m.model}/${m.dim}`)).toEqual([
+        'zeta/4',
+        'alpha/4',
+        'alpha/8',
+      ]);
+    });
+
+    test('every read that names no statuses sees DEFAULT_STATUSES only', async () => {
+      const T = tenant();
+      const scope = { tenant: T };
+      const rows = MEMORY_STATUSES.map((status, i) =>
+        withVector(randomVector(seededRandom(40 + i), 4), 'test-model', { scope, status, text: `status okapi ${i}` }),
+      );
+      await store.insert(rows);
+      const live = rows.filter((r) => DEFAULT_STATUSES.includes(r.status)).map((r) => r.id);
+      expect(live.length).toBeGreaterThan(0);
+      expect(live.length).toBeLessThan(rows.length);
+      const space = { model: 'test-model', dim: 4 };
+      for (const filter of [{ scope }, { scope, statuses: [...DEFAULT_STATUSES] }]) {
+        expect(ids((await store.list(filter)).items).sort()).toEqual([...live].sort());
+        expect(await store.count(filter)).toBe(live.length);
+        expect((await store.stats(filter)).total).toBe(live.length);
+        const dense = await store.denseSearch({ filter, vector: rows[0]!.vector!, model: 'test-model', limit: 10 });
+        expect(ids(dense).sort()).toEqual([...live].sort());
+        expect(ids(await store.lexicalSearch({ filter, terms: ['okapi'], limit: 10 })).sort()).toEqual(
+          [...live].sort(),
+        );
+        const inSpace = await store.lexicalSearch({ filter, terms: ['okapi'], limit: 10, space });
+        expect(ids(inSpace).sort()).toEqual([...live].sort());
+      }
+    });
+
+    test('malformed search and usage calls get the same codes', async () => {
+      const f = { scope: { tenant: tenant() } };
+      const vector = new Float32Array([1, 0]);
+      await expectCode(store.denseSearch(null as unknown as DenseQuery), 'INVALID_INPUT');
+      await expectCode(store.denseSearch({ filter: f, vector, model: '', limit: 1 }), 'INVALID_INPUT');
+      await expectCode(
+        store.denseSearch({ filter: f, vector: [1, 0] as unknown as Float32Array, model: 'm', limit: 1 }),
+        'INVALID_VECTOR',
+      );
+      await expectCode(
+        store.denseSearch({ filter: f, vector: new Float32Array(0), model: 'm', limit: 1 }),
+        'INVALID_VECTOR',
+      );
+      await expectCode(
+        store.denseSearch({ filter: { scope: { tenant: '' } }, vector, model: 'm', limit: 1 }),
+        'INVALID_SCOPE',
+      );
+      await expectCode(store.lexicalSearch(null as unknown as LexicalQuery), 'INVALID_INPUT');
+      await expectCode(
+        store.lexicalSearch({ filter: f, terms: 'word' as unknown as string[], limit: 1 }),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.lexicalSearch({ filter: f, terms: ['word'], limit: 1, space: { model: '', dim: 4 } }),
+        'INVALID_INPUT',
+      );
+      await expectCode(store.recordUsage(f.scope.tenant, ['x'], 'yesterday'), 'INVALID_INPUT');
+      await expectCode(store.insert({} as unknown as MemoryRecord[]), 'INVALID_INPUT');
+    });
+
+    test('list cursors, orders and directions are checked with INVALID_INPUT', async () => {
+      const T = tenant();
+      await store.insert(
+        [0, 1, 2].map((i) => makeRecord({ scope: { tenant: T }, createdAt: at(i), updatedAt: at(i) })),
+      );
+      const f = { scope: { tenant: T } };
+      const cursor = (await store.list(f, { limit: 1 })).nextCursor;
+      expect(cursor).not.toBeNull();
+      await expectCode(store.list(f, { limit: 1, cursor: cursor!, order: 'updatedAt' }), 'INVALID_INPUT');
+      await expectCode(store.list(f, { limit: 1, cursor: cursor!, direction: 'desc' }), 'INVALID_INPUT');
+      await expectCode(store.list(f, { cursor: 42 as unknown as string }), 'INVALID_INPUT');
+      await expectCode(store.list(f, { order: 'text' as unknown as 'createdAt' }), 'INVALID_INPUT');
+      await expectCode(store.list(f, { direction: 'up' as unknown as 'asc' }), 'INVALID_INPUT');
+      expect((await store.list(f, { limit: 5, cursor: cursor! })).items).toHaveLength(2);
+    });
+
+    test('ties break by id in byte order: list in every order, both directions and across pages, and denseSearch', async () => {
+      const T = tenant();
+      const mixed = ['b', 'B', 'a1', 'A', 'a', '_x', '0'];
+      const v = new Float32Array([0.6, 0.8]);
+      await store.insert(
+        mixed.map((id) =>
+          withVector(v, 'test-model', { id, scope: { tenant: T }, createdAt: at(7), updatedAt: at(7), statedAt: null }),
+        ),
+      );
+      // ASCII ids: JavaScript's order is byte order (SQLite BINARY, PostgreSQL "C").
+      const byteOrder = [...mixed].sort();
+      const f = { scope: { tenant: T } };
+      for (const order of LIST_ORDERS) {
+        expect(ids((await store.list(f, { order })).items)).toEqual(byteOrder);
+        expect(ids((await store.list(f, { order, direction: 'desc' })).items)).toEqual([...byteOrder].reverse());
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.list(f, { order, limit: 2, cursor });
+          seen.push(...ids(page.items));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined && seen.length < 20);
+        expect(seen).toEqual(byteOrder);
+      }
+      const hits = await store.denseSearch({ filter: f, vector: v, model: 'test-model', limit: 10 });
+      expect(ids(hits)).toEqual(byteOrder);
+      expect(new Set(hits.map((h) => h.cosine)).size).toBe(1);
+    });
+
+    test(
+      'a corrupt stored vector: getVectors names it with CORRUPT_VECTOR, denseSearch skips it, list still returns it',
+      async () => {
+        const T = tenant();
+        const rows = Array.from({ length: 6 }, (_, i) =>
+          withVector(randomVector(seededRandom(60 + i), 8), 'test-model', { scope: { tenant: T } }),
+        );
+        await store.insert(rows);
+        const [bad, good] = rows as [MemoryRecord, MemoryRecord];
+        await options.corruptVector!(store, T, bad.id);
+        const error = await expectCode(store.getVectors(T, [bad.id, good.id]), 'CORRUPT_VECTOR');
+        expect(error.details).toMatchObject({ ids: [bad.id] });
+        expect([...(await store.getVectors(T, [good.id])).keys()]).toEqual([good.id]);
+        const hits = await store.denseSearch({
+          filter: { scope: { tenant: T } },
+          vector: bad.vector!,
+          model: 'test-model',
+          limit: 10,
+        });
+        expect(ids(hits).sort()).toEqual(ids(rows.slice(1)).sort());
+        expect(ids((await store.list({ scope: { tenant: T }, ids: [bad.id] })).items)).toEqual([bad.id]);
+      },
+      options.corruptVector === undefined ? 'the backend gives the suite no raw write access' : undefined,
+    );
+
+    test('a closed store answers STORE_CLOSED before it checks arguments', async () => {
+      await store.close();
+      await expectCode(store.update('', '', null as unknown as StorePatch), 'STORE_CLOSED');
+      await expectCode(store.list({ scope: { tenant: '' } }, { limit: 0 }), 'STORE_CLOSED');
+      await expectCode(
+        store.denseSearch({ filter: { scope: { tenant: '' } }, vector: new Float32Array(0), model: '', limit: 0 }),
+        'STORE_CLOSED',
+      );
+      await expectCode(store.insert(null as unknown as MemoryRecord[]), 'STORE_CLOSED');
+      await expectCode(store.get('', ['x']), 'STORE_CLOSED');
+      await expectCode(store.recordUsage('', ['x'], 'never'), 'STORE_CLOSED');
     });
 
     // ---------------------------------------------------------------- lifecycle

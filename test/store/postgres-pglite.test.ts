@@ -28,10 +28,22 @@ afterAll(async () => {
 });
 
 // exactSearchMaxRows 5: every test with more than 5 candidate rows goes through the HNSW index.
-runStoreConformance('postgres on PGlite (pgvector, HNSW above 5 rows)', async () => {
-  const store = await createPostgresStore({ pool, schema: 'conformance', vector: 'pgvector', exactSearchMaxRows: 5 });
-  return { store, cleanup: () => store.close() };
-});
+runStoreConformance(
+  'postgres on PGlite (pgvector, HNSW above 5 rows)',
+  async () => {
+    const store = await createPostgresStore({ pool, schema: 'conformance', vector: 'pgvector', exactSearchMaxRows: 5 });
+    return { store, cleanup: () => store.close() };
+  },
+  {
+    // The suite's raw write: a 7-byte vector in the row's float32 column.
+    async corruptVector(_store, tenant, id) {
+      await pool.query(
+        `UPDATE conformance.engram_memories SET vector = '\\x01020304050607'::bytea WHERE tenant = $1 AND id = $2`,
+        [tenant, id],
+      );
+    },
+  },
+);
 
 /** The stores' cosine: unit float32 vectors, float64 dot (same arithmetic as SQLite). */
 function cosine(a: Float32Array, b: Float32Array): number {

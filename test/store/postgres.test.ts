@@ -3,10 +3,13 @@
  * the shared conformance suite, plus PostgreSQL-specific checks (migrations, full-text syntax
  * safety, connection errors).
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isEngramError, type EngramError } from '../../src/model/errors.js';
-import type { MemoryRecord } from '../../src/store/memory-store.js';
+import type { MemoryRecord, MemoryStore } from '../../src/store/memory-store.js';
 import {
   applyPgMigrations,
   appliedPgMigrations,
@@ -26,10 +29,61 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-runStoreConformance('postgres (real server, app-side vectors)', async () => {
-  const store = await createPostgresStore({ connectionString: cluster.url, maxConnections: 4 });
-  return { store, cleanup: () => store.close() };
-});
+/** The conformance suite's raw write: a 7-byte vector in the row's float32 column. */
+function corruptVectorIn(schema: string) {
+  return async (_store: MemoryStore, tenant: string, id: string): Promise<void> => {
+    const pool = new pg.Pool({ connectionString: cluster.url, max: 1 });
+    try {
+      await pool.query(
+        `UPDATE "${schema}".engram_memories SET vector = '\\x01020304050607'::bytea WHERE tenant = $1 AND id = $2`,
+        [tenant, id],
+      );
+    } finally {
+      await pool.end();
+    }
+  };
+}
+
+/** Whether the machine's PostgreSQL can load pgvector (its control file is installed). */
+function pgvectorInstalled(): boolean {
+  try {
+    const share = execFileSync('pg_config', ['--sharedir'], { encoding: 'utf8' }).trim();
+    return existsSync(join(share, 'extension', 'vector.control'));
+  } catch {
+    return false;
+  }
+}
+
+runStoreConformance(
+  'postgres (real server, app-side vectors)',
+  async () => {
+    const store = await createPostgresStore({ connectionString: cluster.url, maxConnections: 4, vector: 'app' });
+    return { store, cleanup: () => store.close() };
+  },
+  { corruptVector: corruptVectorIn('public') },
+);
+
+// exactSearchMaxRows 5: every test with more than 5 candidate rows goes through the HNSW index.
+if (pgvectorInstalled()) {
+  runStoreConformance(
+    'postgres (real server, pgvector, HNSW above 5 rows)',
+    async () => {
+      const store = await createPostgresStore({
+        connectionString: cluster.url,
+        schema: 'pgvector_conformance',
+        maxConnections: 4,
+        vector: 'pgvector',
+        exactSearchMaxRows: 5,
+      });
+      return { store, cleanup: () => store.close() };
+    },
+    { corruptVector: corruptVectorIn('pgvector_conformance') },
+  );
+} else {
+  describe.skip('MemoryStore conformance: postgres (real server, pgvector) [pgvector is not installed: bash ../shared/pg-extensions/build.sh]', () => {
+    it('runs the suite through pgvector', () => undefined);
+  });
+}
 
 describe('postgres specifics', () => {
   it('migrations are versioned, recorded, and safe to run concurrently', async () => {
@@ -43,7 +97,11 @@ describe('postgres specifics', () => {
     const report = await applyPgMigrations(pool, { schema: 'concurrent_migrate' });
     expect(report.applied).toEqual([]);
     expect(report.version).toBe(PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version);
-    expect(report.pgvector).toBe(false);
+    // The pgvector column exists exactly when this server can load the extension.
+    const available = await pool.query<{ ok: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS ok`,
+    );
+    expect(report.pgvector).toBe(available.rows[0]!.ok);
     expect(await appliedPgMigrations(pool, 'never_migrated')).toEqual([]);
     await Promise.all(stores.map((s) => s.close()));
     await pool.end();

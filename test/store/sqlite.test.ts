@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
 import type { MemoryFilter } from '../../src/model/memory-filter.js';
+import type { MemoryStore } from '../../src/store/memory-store.js';
 import { runStoreConformance } from './conformance.js';
 import {
   applySqliteMigrations,
@@ -24,32 +25,57 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'engram-sqlite-'));
 }
 
-runStoreConformance('sqlite (temp file)', async () => {
-  const dir = tempDir();
-  const store = createSqliteStore({ path: join(dir, 'engram.db'), synchronous: 'NORMAL' });
-  return {
-    store,
-    async cleanup() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+/** The conformance suite's raw write: a 7-byte vector blob, logged so every cache sees it. */
+const sqliteConformance = {
+  async corruptVector(store: MemoryStore, tenant: string, id: string): Promise<void> {
+    const db = (store as SqliteStore).database;
+    db.prepare("UPDATE memories SET vector = x'01020304050607' WHERE tenant = ? AND id = ?").run(tenant, id);
+    db.prepare('INSERT INTO memory_changes (tenant, id) VALUES (?, ?)').run(tenant, id);
+  },
+};
 
-runStoreConformance('sqlite (:memory:)', async () => {
-  const store = createSqliteStore({ path: ':memory:' });
-  return { store, cleanup: () => store.close() };
-});
+runStoreConformance(
+  'sqlite (temp file)',
+  async () => {
+    const dir = tempDir();
+    const store = createSqliteStore({ path: join(dir, 'engram.db'), synchronous: 'NORMAL' });
+    return {
+      store,
+      async cleanup() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  sqliteConformance,
+);
 
-runStoreConformance('sqlite (:memory:, int8 pre-selection from the first row)', async () => {
-  const store = createSqliteStore({ path: ':memory:', vectorQuantizeAbove: 0 });
-  return { store, cleanup: () => store.close() };
-});
+runStoreConformance(
+  'sqlite (:memory:)',
+  async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    return { store, cleanup: () => store.close() };
+  },
+  sqliteConformance,
+);
 
-runStoreConformance('sqlite (:memory:, no vector cache)', async () => {
-  const store = createSqliteStore({ path: ':memory:', vectorCache: false });
-  return { store, cleanup: () => store.close() };
-});
+runStoreConformance(
+  'sqlite (:memory:, int8 pre-selection from the first row)',
+  async () => {
+    const store = createSqliteStore({ path: ':memory:', vectorQuantizeAbove: 0 });
+    return { store, cleanup: () => store.close() };
+  },
+  sqliteConformance,
+);
+
+runStoreConformance(
+  'sqlite (:memory:, no vector cache)',
+  async () => {
+    const store = createSqliteStore({ path: ':memory:', vectorCache: false });
+    return { store, cleanup: () => store.close() };
+  },
+  sqliteConformance,
+);
 
 // ------------------------------------------------------------------ SQLite-specific behaviour
 

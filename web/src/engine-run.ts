@@ -6,6 +6,7 @@ import type {
   RecallResponse,
   RequestScope,
   SearchHit,
+  SearchRequest,
   SearchResponse,
 } from './wire-types.js';
 
@@ -207,18 +208,17 @@ export async function runEngine(
   const types = setting.types.length > 0 ? setting.types : undefined;
   const threshold = setting.threshold ?? undefined;
   if (setting.engine === 'search') {
-    const result = await api.request<SearchResponse>('POST', '/search', {
-      body: {
-        query,
-        scope,
-        mode: setting.mode,
-        reranker: setting.reranker,
-        fastGraph: setting.fastGraph,
-        types,
-        topK: setting.limit,
-        threshold: NO_THRESHOLD,
-      },
-    });
+    const body: SearchRequest = {
+      query,
+      scope,
+      mode: setting.mode,
+      reranker: setting.reranker,
+      fastGraph: setting.fastGraph,
+      types,
+      topK: setting.limit,
+      threshold: NO_THRESHOLD,
+    };
+    const result = await api.request<SearchResponse>('POST', '/search', { body });
     return searchOutcome(label, result, threshold ?? SEARCH_DEFAULT_THRESHOLD);
   }
   const result = await api.request<RecallResponse>('POST', '/recall', {

@@ -8,6 +8,7 @@ import type { Scope } from '../../src/model/scope.js';
 import type { Hit } from '../../src/model/hit.js';
 import type { RecallResult } from '../../src/model/api.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../../src/model/search-result.js';
+import type { WireSearchOptions } from '../../src/model/request-fields.js';
 
 export {
   MEMORY_TYPES,
@@ -44,6 +45,9 @@ export type RecallHit = Hit;
 export interface RecallResponse extends RecallResult {
   server?: { parseMs: number; recallMs: number; totalMs: number };
 }
+
+/** `POST /v1/search` body: the wire search options every entry point shares. */
+export type SearchRequest = { query: string; scope: RequestScope } & WireSearchOptions;
 
 /** `POST /v1/search`. */
 export type SearchResponse = SearchResult;

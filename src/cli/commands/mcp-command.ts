@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { runMcpStdio } from '../../mcp/serve-stdio.js';
-import type { GlobalOptions } from '../cli-context.js';
+import { engramOptionsFromEnv, openEngram, type GlobalOptions } from '../cli-context.js';
 
 /** `engram mcp`: the memory tools over MCP on stdio, for agents that launch a local server. */
 export function registerMcp(program: Command, globals: () => GlobalOptions): void {
@@ -12,11 +12,19 @@ export function registerMcp(program: Command, globals: () => GlobalOptions): voi
     .action(async (flags: { dataDir: string }) => {
       const options = globals();
       const apiKey = process.env['ENGRAM_API_KEY'];
-      // stdout carries the protocol: nothing else may be printed there.
-      await runMcpStdio({
-        dataDir: resolve(flags.dataDir),
-        embedder: options.embedder,
-        ...(apiKey ? { apiKey } : { tenant: options.tenant }),
-      });
+      // --store names another backend; otherwise the data directory's SQLite is served.
+      const api = options.store ? await openEngram(options) : undefined;
+      try {
+        // stdout carries the protocol: nothing else may be printed there.
+        await runMcpStdio({
+          dataDir: resolve(flags.dataDir),
+          embedder: options.embedder,
+          engram: engramOptionsFromEnv(),
+          api,
+          ...(apiKey ? { apiKey } : { tenant: options.tenant }),
+        });
+      } finally {
+        await api?.close();
+      }
     });
 }

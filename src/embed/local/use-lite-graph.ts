@@ -1,4 +1,5 @@
-import { encodeOnnxModel, OnnxType, type OnnxAttr, type OnnxNode, type OnnxTensor } from './onnx-proto.js';
+import { OnnxGraphBuilder } from '../onnx/onnx-graph-builder.js';
+import { OnnxType } from '../onnx/onnx-proto.js';
 import type { UseLiteLayerWeights, UseLiteWeights } from './use-lite-weights.js';
 
 /**
@@ -15,93 +16,70 @@ import type { UseLiteLayerWeights, UseLiteWeights } from './use-lite-weights.js'
  */
 export const USE_LITE_ONNX_IO = { x: 'x', mask: 'mask', bias: 'bias', count: 'count', y: 'y' } as const;
 
+export interface UseLiteGraphOptions {
+  /**
+   * Run the feed-forward layers on 8-bit weights ('int8': signed, fastest where the CPU has
+   * VNNI or ARM dot products; 'uint8': with zero point 128, no 16-bit saturation on older x86).
+   * Unset: float32 everywhere.
+   */
+  int8Weights?: 'int8' | 'uint8' | undefined;
+}
+
 /**
  * Builds an ONNX model that computes exactly the USE-lite "KonaTransformer" of model.json:
  * two pre-norm transformer layers (4 heads; 256→512 then 512), ReLU FFN 1536, masked mean
  * pooling and the tanh layer. Mirrors the TF graph's masking: FFN and the layer-0 residual
- * projection are zero at padding positions; padding keys get a -1e9 attention bias.
+ * projection are zero at padding positions; padding keys get a -1e9 attention bias. With
+ * `int8Weights`, the FFN runs quantised (vectors within cosine 0.9996 of float32 on LoCoMo).
  */
-export function buildUseLiteOnnx(w: UseLiteWeights): Uint8Array {
-  const nodes: OnnxNode[] = [];
-  const initializers: OnnxTensor[] = [];
-  let counter = 0;
-  const tmp = (prefix: string): string => `${prefix}_${counter++}`;
-  const init = (name: string, dims: number[], data: Float32Array | BigInt64Array): string => {
-    initializers.push({ name, dims, data });
-    return name;
-  };
-  const op = (type: string, inputs: string[], attrs?: Record<string, OnnxAttr>, outName?: string): string => {
-    const out = outName ?? tmp(type.toLowerCase());
-    nodes.push({ op: type, inputs, outputs: [out], ...(attrs ? { attrs } : {}) });
-    return out;
-  };
-  const ints = (name: string, values: number[]): string =>
-    init(name, [values.length], BigInt64Array.from(values.map((v) => BigInt(v))));
-  const scalarF = (name: string, value: number): string => init(name, [], Float32Array.of(value));
-
-  const dense = (x: string, kernel: string, bias: string): string => op('Add', [op('MatMul', [x, kernel]), bias]);
+export function buildUseLiteOnnx(w: UseLiteWeights, options: UseLiteGraphOptions = {}): Uint8Array {
+  const g = new OnnxGraphBuilder();
   const io = USE_LITE_ONNX_IO;
-
-  const layerNorm = (x: string, scale: string, bias: string): string =>
-    op('LayerNormalization', [x, scale, bias], { axis: -1, epsilon: { float: 1e-6 } });
+  const layerNorm = (name: string, x: string, scale: Float32Array, bias: Float32Array): string =>
+    g.layerNorm(name, x, scale, bias, 1e-6);
+  /** The FFN layers (two thirds of the work) may run on 8-bit weights; everything else stays float32. */
+  const ffn = (name: string, x: string, kernel: Float32Array, bias: Float32Array, inDim: number, outDim: number) =>
+    options.int8Weights
+      ? g.quantizedDense(name, x, kernel, bias, inDim, outDim, options.int8Weights === 'uint8')
+      : g.dense(name, x, kernel, bias, inDim, outDim);
 
   const attention = (p: string, x: string, lw: UseLiteLayerWeights): string => {
     const d = lw.inDim;
-    const qkv = dense(x, init(`${p}.qkv.w`, [d, 3 * d], lw.qkvKernel), init(`${p}.qkv.b`, [3 * d], lw.qkvBias));
-    const q = tmp('q');
-    const k = tmp('k');
-    const v = tmp('v');
-    nodes.push({ op: 'Split', inputs: [qkv, ints(`${p}.split`, [d, d, d])], outputs: [q, k, v], attrs: { axis: -1 } });
-    const headsShape = ints(`${p}.heads`, [0, 0, 4, lw.headDim]);
-    const qh = op('Transpose', [op('Reshape', [q, headsShape])], { perm: [0, 2, 1, 3] });
-    const kh = op('Transpose', [op('Reshape', [k, headsShape])], { perm: [0, 2, 3, 1] });
-    const vh = op('Transpose', [op('Reshape', [v, headsShape])], { perm: [0, 2, 1, 3] });
-    const scaled = op('Mul', [qh, scalarF(`${p}.scale`, lw.attnScale)]);
-    const logits = op('Add', [op('MatMul', [scaled, kh]), io.bias]);
-    const weights = op('Softmax', [logits], { axis: -1 });
-    const ctx = op('Transpose', [op('MatMul', [weights, vh])], { perm: [0, 2, 1, 3] });
-    const merged = op('Reshape', [ctx, ints(`${p}.merge`, [0, 0, d])]);
-    return dense(merged, init(`${p}.out.w`, [d, 512], lw.outKernel), init(`${p}.out.b`, [512], lw.outBias));
+    const qkv = g.dense(`${p}.qkv`, x, lw.qkvKernel, lw.qkvBias, d, 3 * d);
+    const [q, k, v] = [g.tmp('q'), g.tmp('k'), g.tmp('v')];
+    g.node({ op: 'Split', inputs: [qkv, g.ints(`${p}.split`, [d, d, d])], outputs: [q, k, v], attrs: { axis: -1 } });
+    const headsShape = g.ints(`${p}.heads`, [0, 0, 4, lw.headDim]);
+    const heads = (t: string, perm: number[]): string =>
+      g.op('Transpose', [g.op('Reshape', [t, headsShape])], { perm });
+    const scaled = g.op('Mul', [heads(q, [0, 2, 1, 3]), g.scalar(`${p}.scale`, lw.attnScale)]);
+    const logits = g.op('Add', [g.op('MatMul', [scaled, heads(k, [0, 2, 3, 1])]), io.bias]);
+    const weights = g.op('Softmax', [logits], { axis: -1 });
+    const ctx = g.op('Transpose', [g.op('MatMul', [weights, heads(v, [0, 2, 1, 3])])], { perm: [0, 2, 1, 3] });
+    const merged = g.op('Reshape', [ctx, g.ints(`${p}.merge`, [0, 0, d])]);
+    return g.dense(`${p}.out`, merged, lw.outKernel, lw.outBias, d, 512);
   };
 
   const layer = (i: number, x: string, lw: UseLiteLayerWeights): string => {
     const p = `l${i}`;
-    const d = lw.inDim;
-    const normed = layerNorm(x, init(`${p}.ln.s`, [d], lw.lnScale), init(`${p}.ln.b`, [d], lw.lnBias));
-    const attn = attention(p, normed, lw);
+    const attn = attention(p, layerNorm(`${p}.ln`, x, lw.lnScale, lw.lnBias), lw);
     let residual = x;
     if (lw.residualKernel && lw.residualBias) {
-      const projected = dense(
-        x,
-        init(`${p}.res.w`, [256, 512], lw.residualKernel),
-        init(`${p}.res.b`, [512], lw.residualBias),
-      );
-      residual = op('Mul', [projected, io.mask]);
+      residual = g.op('Mul', [g.dense(`${p}.res`, x, lw.residualKernel, lw.residualBias, 256, 512), io.mask]);
     }
-    const h = op('Add', [attn, residual]);
-    const normed2 = layerNorm(h, init(`${p}.ffln.s`, [512], lw.ffnLnScale), init(`${p}.ffln.b`, [512], lw.ffnLnBias));
-    const hidden = op('Relu', [
-      dense(normed2, init(`${p}.ff1.w`, [512, 1536], lw.ffn1Kernel), init(`${p}.ff1.b`, [1536], lw.ffn1Bias)),
-    ]);
-    const ff = dense(hidden, init(`${p}.ff2.w`, [1536, 512], lw.ffn2Kernel), init(`${p}.ff2.b`, [512], lw.ffn2Bias));
-    return op('Add', [op('Mul', [ff, io.mask]), h]);
+    const h = g.op('Add', [attn, residual]);
+    const normed = layerNorm(`${p}.ffln`, h, lw.ffnLnScale, lw.ffnLnBias);
+    const hidden = g.op('Relu', [ffn(`${p}.ff1`, normed, lw.ffn1Kernel, lw.ffn1Bias, 512, 1536)]);
+    const ff = ffn(`${p}.ff2`, hidden, lw.ffn2Kernel, lw.ffn2Bias, 1536, 512);
+    return g.op('Add', [g.op('Mul', [ff, io.mask]), h]);
   };
 
-  let h = layer(0, io.x, w.layers[0]);
-  h = layer(1, h, w.layers[1]);
-  const summed = op('ReduceSum', [op('Mul', [h, io.mask]), ints('pool.axes', [1])], { keepdims: 0 });
-  const pooled = op('Div', [summed, io.count]);
-  op(
-    'Tanh',
-    [dense(pooled, init('tanh.w', [512, 512], w.tanhKernel), init('tanh.b', [512], w.tanhBias))],
-    undefined,
-    io.y,
-  );
+  const h = layer(1, layer(0, io.x, w.layers[0]), w.layers[1]);
+  const summed = g.op('ReduceSum', [g.op('Mul', [h, io.mask]), g.ints('pool.axes', [1])], { keepdims: 0 });
+  const pooled = g.op('Div', [summed, io.count]);
+  g.op('Tanh', [g.dense('tanh', pooled, w.tanhKernel, w.tanhBias, 512, 512)], undefined, io.y);
 
-  return encodeOnnxModel({
+  return g.finish({
     name: 'use-lite',
-    nodes,
-    initializers,
     inputs: [
       { name: io.x, elemType: OnnxType.FLOAT, shape: ['batch', 'len', 256] },
       { name: io.mask, elemType: OnnxType.FLOAT, shape: ['batch', 'len', 1] },

@@ -27,12 +27,15 @@ export class RerankerRegistry {
     return [...this.entries.keys()].sort();
   }
 
-  /** The reranker called `name`; CONFIG_ERROR listing the available names otherwise. */
+  /**
+   * The reranker called `name`. An unknown name is the caller's mistake (it comes with a search),
+   * so it is INVALID_INPUT listing the available names, the same code at every entry point.
+   */
   get(name: string): Reranker {
     const found = this.entries.get(name);
     if (!found) {
-      throw new EngramError('CONFIG_ERROR', `unknown reranker "${name}"; available: ${this.names().join(', ')}`, {
-        details: { reranker: name, available: this.names() },
+      throw new EngramError('INVALID_INPUT', `unknown reranker "${name}"; available: ${this.names().join(', ')}`, {
+        details: { field: 'reranker', reranker: name, available: this.names() },
       });
     }
     return found;

@@ -1,30 +1,7 @@
 import type pg from 'pg';
 import { EngramError } from '../../model/errors.js';
-
-/** Quotes an SQL identifier ("a""b"). */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** Table and index names of one Engram schema, already quoted and qualified. */
-export interface PgNames {
-  schema: string;
-  memories: string;
-  migrations: string;
-  /** Unqualified prefix for index names. */
-  prefix: string;
-}
-
-/** Names for tables in `schema`. */
-export function pgNames(schema: string): PgNames {
-  const s = quoteIdent(schema);
-  return {
-    schema: s,
-    memories: `${s}.engram_memories`,
-    migrations: `${s}.engram_schema_migrations`,
-    prefix: 'engram_memories',
-  };
-}
+import { pgNames, quoteIdent, type PgNames } from './pg-names.js';
+import { SINGLE_NODE, type PgTopology } from './pg-topology.js';
 
 /** One schema step: applied once, in its own transaction, recorded in `engram_schema_migrations`. */
 export interface PgMigration {
@@ -129,6 +106,8 @@ export interface ApplyPgMigrationsOptions {
   pgvector?: boolean | undefined;
   /** Migrations to apply. @default PG_MIGRATIONS */
   migrations?: readonly PgMigration[] | undefined;
+  /** Its DDL runs after the migrations, in the same transaction. @default SINGLE_NODE */
+  topology?: PgTopology | undefined;
 }
 
 /** What {@link applyPgMigrations} did. */
@@ -144,7 +123,8 @@ export interface PgMigrationReport {
 /**
  * Applies pending migrations under a transaction-level advisory lock (so concurrent processes
  * never apply a step twice), then makes sure the optional pgvector column exists when the
- * extension is available. Idempotent; this is what `engram migrate` calls.
+ * extension is available, then runs the topology's DDL (distribution), all in one transaction.
+ * Idempotent; this is what `engram migrate` calls.
  * Throws EngramError('MIGRATION_ERROR') naming the failing version.
  */
 export async function applyPgMigrations(
@@ -158,6 +138,7 @@ export async function applyPgMigrations(
   const applied: number[] = [];
   let current = 0;
   let failing: PgMigration | undefined;
+  let topologyFailed: string | undefined;
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-migrate:${schema}`]);
@@ -183,14 +164,22 @@ export async function applyPgMigrations(
     }
     current = Math.max(0, ...done, ...applied);
     const pgvector = options.pgvector === false ? false : await ensurePgVector(client, names);
+    const topology = options.topology ?? SINGLE_NODE;
+    topologyFailed = topology.name;
+    await topology.afterMigrations(client, names);
+    topologyFailed = undefined;
     await client.query('COMMIT');
     return { applied, version: current, pgvector };
   } catch (cause) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw new EngramError(
       'MIGRATION_ERROR',
-      failing ? `postgres migration ${failing.version} (${failing.name}) failed` : 'postgres migrations failed',
-      { cause, details: { version: failing?.version, schema } },
+      failing
+        ? `postgres migration ${failing.version} (${failing.name}) failed`
+        : topologyFailed !== undefined
+          ? `postgres ${topologyFailed} topology DDL failed`
+          : 'postgres migrations failed',
+      { cause, details: { version: failing?.version, schema, topology: topologyFailed } },
     );
   } finally {
     client.release();

@@ -1,7 +1,9 @@
 import type { Extensions } from '@electric-sql/pglite';
 import pg from 'pg';
 import { EngramError } from '../../model/errors.js';
-import { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './postgres-store.js';
+import { createPostgresStore } from './create-postgres-store.js';
+import type { PostgresStore } from './postgres-store.js';
+import type { PostgresStoreOptions } from './postgres-store-options.js';
 
 /** Options of {@link createPgliteStore}. */
 export interface PgliteStoreOptions extends Omit<PostgresStoreOptions, 'connectionString' | 'pool' | 'maxConnections'> {

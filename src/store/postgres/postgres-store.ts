@@ -1,168 +1,69 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { EngramError } from '../../model/errors.js';
-import type { EmbeddingInfo, Memory, MemoryPatch } from '../../model/memory.js';
-import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
-import { topK } from '../../vector/top-k.js';
-import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
-import type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, UsageEntry } from '../memory-store.js';
-import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
-import {
-  assertFilter,
-  assertIds,
-  assertLimit,
-  assertMemoryFields,
-  assertRecord,
-  assertSpace,
-  assertTenant,
-  assertUsageEntries,
-  assertVector,
-} from '../record-validation.js';
-import { decodeVector, encodeVector } from '../vector-codec.js';
+import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
+import type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  MemoryRecord,
+  UsageEntry,
+} from '../memory-store.js';
+import { filterWhere, spaceWhere } from '../sql/filter-where.js';
+import { patchAssignments, RECORD_COLUMNS, recordValues } from '../sql/memory-columns.js';
+import type { SqlQueries } from '../sql/query-runner.js';
+import type { SqlDialect } from '../sql/sql-dialect.js';
+import { SqlMemoryStore, type RowChange } from '../sql/sql-memory-store.js';
+import { createPgDialect, PG_ARRAY_TYPES } from './pg-dialect.js';
+import { appSideDenseSearch, type PgDenseContext, type PgDenseSearch } from './pg-dense-search.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
-import { applyPgMigrations, pgNames, quoteIdent, type PgMigrationReport, type PgNames } from './pg-migrations.js';
-import { isConnectTimeout, toEngramError } from './pg-errors.js';
-import { MEMORY_COLUMNS, rowToMemory, toPgVectorLiteral, type PgMemoryRow } from './pg-row-mapper.js';
-import { unitDot, unitVector } from '../../vector/unit-cosine.js';
-import { runPg, type PgIsolation, type PgRetryOptions, type RunPgOptions } from './pg-transaction-runner.js';
+import { applyPgMigrations, type PgMigrationReport } from './pg-migrations.js';
+import { pgNames, type PgNames } from './pg-names.js';
+import { PgQueryRunner } from './pg-query-runner.js';
+import { PgVectorDenseSearch } from './pgvector-dense-search.js';
+import type { PostgresStoreOptions } from './postgres-store-options.js';
 
-/** Largest `limit` accepted by list / denseSearch / lexicalSearch. */
-const MAX_LIMIT = 10_000;
+export type { PgVectorMode, PostgresStoreOptions } from './postgres-store-options.js';
+
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 1000;
-/** pgvector cannot build an HNSW index on vectors longer than this. */
-const HNSW_MAX_DIM = 2000;
-
-/** How dense search is computed. */
-export type PgVectorMode = 'auto' | 'app' | 'pgvector';
-
-/** Options of {@link createPostgresStore}. Give `connectionString` or `pool`. */
-export interface PostgresStoreOptions {
-  /** `postgres://user:pass@host:port/db`. Ignored when `pool` is given. */
-  connectionString?: string | undefined;
-  /** A caller-owned pool (e.g. PGlite through its node-postgres adapter). Not ended by `close()`. */
-  pool?: pg.Pool | undefined;
-  /** Schema holding Engram's tables. Created if missing. @default 'public' */
-  schema?: string | undefined;
-  /** Pool size when the store creates the pool. @default 10 */
-  maxConnections?: number | undefined;
-  /** Give up connecting after this many ms (bad host, firewall). @default 5000 */
-  connectTimeoutMs?: number | undefined;
-  /**
-   * Dense search: 'app' scores every candidate row in the application (exact, any PostgreSQL);
-   * 'pgvector' requires the extension; 'auto' uses pgvector when the column is available.
-   * @default 'auto'
-   */
-  vector?: PgVectorMode | undefined;
-  /**
-   * With pgvector, filters matching at most this many rows are scored exactly (sequential scan in
-   * pgvector); above it the HNSW index picks the candidates, which is approximate: high recall
-   * (ef_search ≥ 100, iterative scans for filters; the PGlite tests require ≥ 95% recall@10) but
-   * not guaranteed exact. Returned cosines are always exact re-scores. @default 20000
-   */
-  exactSearchMaxRows?: number | undefined;
-  /** Isolation level of write transactions. CockroachDB always runs SERIALIZABLE. @default 'read committed' */
-  isolation?: PgIsolation | undefined;
-  /** Retries of transient failures (40001, 40P01, "restart transaction", lost connections). */
-  retry?: PgRetryOptions | undefined;
-  /** Apply pending migrations when the store opens. @default true */
-  migrate?: boolean | undefined;
-}
-
-interface Sql {
-  where: string;
-  params: unknown[];
-}
-
-function whereFilter(filter: MemoryFilter, params: unknown[] = []): Sql {
-  const parts: string[] = [];
-  const add = (value: unknown): string => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const { scope } = filter;
-  parts.push(`tenant = ${add(scope.tenant)}`);
-  if (scope.user !== undefined) parts.push(`user_id = ${add(scope.user)}`);
-  if (scope.agent !== undefined) parts.push(`agent_id = ${add(scope.agent)}`);
-  if (scope.session !== undefined) parts.push(`session_id = ${add(scope.session)}`);
-  if (scope.collection !== undefined) parts.push(`collection = ${add(scope.collection)}`);
-  if (filter.types !== undefined) parts.push(`type = ANY(${add(filter.types)}::text[])`);
-  parts.push(`status = ANY(${add(filter.statuses ?? ['activated'])}::text[])`);
-  if (filter.tags !== undefined && filter.tags.length > 0) parts.push(`tags @> ${add(filter.tags)}::text[]`);
-  if (filter.key !== undefined) parts.push(`key = ${add(filter.key)}`);
-  if (filter.ids !== undefined) parts.push(`id = ANY(${add(filter.ids)}::text[])`);
-  return { where: parts.join(' AND '), params };
-}
-
-const ORDER_COLUMNS = {
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  statedAt: "COALESCE(stated_at, '')",
-} as const;
-
-function compareDense(a: DenseCandidate, b: DenseCandidate): number {
-  return b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function toIso(value: string | Date | null | undefined): string | null | undefined {
-  return value instanceof Date ? value.toISOString() : value;
-}
 
 /**
- * The PostgreSQL implementation of {@link MemoryStore}. Create it with {@link createPostgresStore}.
+ * The PostgreSQL backend of the store engine (also PGlite's, through its node-postgres adapter):
+ * tsvector full text, float32 `bytea` vectors scored in the application or candidates from
+ * pgvector, retries of transient failures. Create it with `createPostgresStore`.
  */
-export class PostgresStore implements MemoryStore {
+export class PostgresStore extends SqlMemoryStore {
   readonly kind = 'postgres';
+  protected readonly dialect: SqlDialect;
+  protected readonly runner: PgQueryRunner;
   private readonly names: PgNames;
-  private closed = false;
-  private pgvector = false;
-  private readonly hnswDims = new Set<number>();
+  private dense: PgDenseSearch;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly ownsPool: boolean,
     private readonly options: PostgresStoreOptions,
   ) {
+    super();
     this.names = pgNames(options.schema ?? 'public');
+    this.dialect = createPgDialect(this.names);
+    this.runner = new PgQueryRunner(pool, options.isolation, options.retry);
+    this.dense = appSideDenseSearch(this.denseContext);
+  }
+
+  private get denseContext(): PgDenseContext {
+    return { runner: this.runner, dialect: this.dialect, names: this.names };
   }
 
   /** True when dense search is pushed down to pgvector. */
   get usesPgVector(): boolean {
-    return this.pgvector;
-  }
-
-  private run<T>(
-    operation: string,
-    work: (client: pg.PoolClient) => Promise<T>,
-    options: RunPgOptions = {},
-  ): Promise<T> {
-    if (this.closed) return Promise.reject(new EngramError('STORE_CLOSED', 'the postgres store is closed'));
-    return runPg(this.pool, operation, work, { isolation: this.options.isolation, ...options }, this.options.retry);
-  }
-
-  /** Applies pending migrations (and adds the pgvector column when possible). Idempotent. */
-  async migrate(): Promise<void> {
-    await this.migrateWithReport();
+    return this.dense.name === 'pgvector';
   }
 
   /** {@link migrate}, returning what was applied. Used by `engram migrate`. */
-  async migrateWithReport(): Promise<PgMigrationReport> {
-    if (this.closed) throw new EngramError('STORE_CLOSED', 'the postgres store is closed');
-    const mode = this.options.vector ?? 'auto';
-    const report = await applyPgMigrations(this.pool, { schema: this.options.schema, pgvector: mode !== 'app' });
-    if (mode === 'pgvector' && !report.pgvector) {
-      throw new EngramError(
-        'CONFIG_ERROR',
-        "vector: 'pgvector' was asked for but the extension is not available on this server",
-      );
-    }
-    this.pgvector = report.pgvector && mode !== 'app';
-    if (this.pgvector) {
-      const dims = await this.pool.query<{ d: number }>(
-        `SELECT DISTINCT embed_dim AS d FROM ${this.names.memories} WHERE embed_dim IS NOT NULL`,
-      );
-      for (const row of dims.rows) await this.ensureHnsw(row.d);
-    }
-    return report;
+  migrateWithReport(): Promise<PgMigrationReport> {
+    return this.guard('migrate', () => this.applyMigrationsWithReport());
   }
 
   /** Without migrating: uses pgvector when the schema already has its column. */
@@ -172,552 +73,144 @@ export class PostgresStore implements MemoryStore {
       `SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped`,
       [this.names.memories],
     );
-    this.pgvector = mode !== 'app' && (found.rows[0]?.n ?? 0) > 0;
-    if (mode === 'pgvector' && !this.pgvector) {
+    const present = mode !== 'app' && (found.rows[0]?.n ?? 0) > 0;
+    if (mode === 'pgvector' && !present) {
       throw new EngramError(
         'CONFIG_ERROR',
         "vector: 'pgvector' was asked for but the schema has no pgvector column (run migrate)",
       );
     }
-    return this.pgvector;
+    this.useDenseSearch(present);
+    return present;
   }
 
-  /** Creates the per-dimension partial HNSW index (pgvector needs a fixed dimension). */
-  private async ensureHnsw(dim: number): Promise<void> {
-    if (!this.pgvector || this.hnswDims.has(dim) || dim > HNSW_MAX_DIM || !Number.isInteger(dim)) return;
-    const name = quoteIdent(`${this.names.prefix}_hnsw_${dim}`);
-    // Under an advisory lock: two processes meeting a new dimension at once would otherwise race
-    // inside CREATE INDEX IF NOT EXISTS (a duplicate pg_class entry). Built once per dimension;
-    // on a large table the build scans it (writes wait meanwhile).
-    await this.run(
-      'create hnsw index',
-      async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`engram-hnsw:${this.names.memories}:${dim}`]);
-        await c.query(
-          `CREATE INDEX IF NOT EXISTS ${name} ON ${this.names.memories} USING hnsw ((embedding::vector(${dim})) vector_cosine_ops) WHERE embed_dim = ${dim}`,
-        );
-      },
-      { transaction: true, idempotent: true },
-    );
-    this.hnswDims.add(dim);
+  private useDenseSearch(pgvector: boolean): void {
+    this.dense = pgvector
+      ? new PgVectorDenseSearch(this.denseContext, this.options.exactSearchMaxRows ?? 20_000)
+      : appSideDenseSearch(this.denseContext);
   }
 
-  async insert(records: MemoryRecord[]): Promise<void> {
-    if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
-    for (const record of records) assertRecord(record);
-    if (records.length === 0) return;
-    for (const record of records) if (record.embedding) await this.ensureHnsw(record.embedding.dim);
-    const columns =
-      'tenant, user_id, id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources, metadata, text, stated_at, created_at, updated_at, status, embed_model, embed_dim, vector, fts' +
-      (this.pgvector ? ', embedding' : '');
-    // One statement per chunk over unnest()ed column arrays: 24 bind parameters whatever the
-    // chunk size, instead of 24 per row.
-    const select =
-      `SELECT u.tenant, u.user_id, u.id, u.agent_id, u.session_id, u.collection, u.type, u.key,
-              ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.level, u.summary, u.background, u.sources, u.metadata,
-              u.text, u.stated_at, u.created_at, u.updated_at, u.status, u.embed_model, u.embed_dim, u.vector,
-              to_tsvector('simple', u.doc)` + (this.pgvector ? ', u.embedding::vector' : '');
-    const from = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-        $9::jsonb[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::jsonb[], $15::text[], $16::text[], $17::text[],
-        $18::text[], $19::text[], $20::text[], $21::int[], $22::bytea[], $23::text[], $24::text[])
-      AS u(tenant, user_id, id, agent_id, session_id, collection, type, key, tags, level, summary, background, sources,
-           metadata, text, stated_at, created_at, updated_at, status, embed_model, embed_dim, vector, doc, embedding)`;
-    const sql = `INSERT INTO ${this.names.memories} (${columns}) ${select} ${from}`;
-    await this.run(
-      'insert',
-      async (client) => {
-        for (let start = 0; start < records.length; start += INSERT_CHUNK) {
-          const chunk = records.slice(start, start + INSERT_CHUNK);
-          const col = <T>(f: (r: MemoryRecord) => T): T[] => chunk.map(f);
-          await client.query(sql, [
-            col((r) => r.scope.tenant),
-            col((r) => r.scope.user ?? null),
-            col((r) => r.id),
-            col((r) => r.scope.agent ?? null),
-            col((r) => r.scope.session ?? null),
-            col((r) => r.scope.collection ?? null),
-            col((r) => r.type),
-            col((r) => r.key ?? null),
-            col((r) => JSON.stringify(r.tags)),
-            col((r) => r.level ?? null),
-            col((r) => r.summary ?? null),
-            col((r) => r.background ?? null),
-            col((r) => JSON.stringify(r.sources)),
-            col((r) => JSON.stringify(r.metadata)),
-            col((r) => r.text),
-            col((r) => toIso(r.statedAt) ?? null),
-            col((r) => r.createdAt),
-            col((r) => r.updatedAt),
-            col((r) => r.status),
-            col((r) => (r.vector ? (r.embedding?.model ?? null) : null)),
-            col((r) => (r.vector ? (r.embedding?.dim ?? null) : null)),
-            col((r) => (r.vector ? encodeVector(r.vector) : null)),
-            col((r) => fullTextDocument(r.text)),
-            col((r) => (this.pgvector && r.vector ? toPgVectorLiteral(r.vector) : null)),
-          ]);
-        }
-      },
-      { transaction: true },
-    );
+  /** Applies pending migrations (and adds the pgvector column when possible). Idempotent. */
+  protected async applyMigrations(): Promise<void> {
+    await this.applyMigrationsWithReport();
   }
 
-  async get(tenant: string, ids: string[]): Promise<Memory[]> {
-    assertTenant(tenant);
-    assertIds(ids);
-    if (ids.length === 0) return [];
-    const rows = await this.run(
-      'get',
-      (c) =>
-        c.query<PgMemoryRow>(
-          `SELECT ${MEMORY_COLUMNS} FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`,
-          [tenant, [...new Set(ids)]],
-        ),
-      { idempotent: true },
-    );
-    const byId = new Map(rows.rows.map((row) => [row.id, rowToMemory(row)]));
-    const out: Memory[] = [];
-    const seen = new Set<string>();
-    for (const id of ids) {
-      const memory = byId.get(id);
-      if (memory && !seen.has(id)) {
-        out.push(memory);
-        seen.add(id);
-      }
+  private async applyMigrationsWithReport(): Promise<PgMigrationReport> {
+    const mode = this.options.vector ?? 'auto';
+    const report = await applyPgMigrations(this.pool, {
+      schema: this.options.schema,
+      pgvector: mode !== 'app',
+      topology: this.options.topology,
+    });
+    if (mode === 'pgvector' && !report.pgvector) {
+      throw new EngramError(
+        'CONFIG_ERROR',
+        "vector: 'pgvector' was asked for but the extension is not available on this server",
+      );
     }
-    return out;
-  }
-
-  async getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>> {
-    assertTenant(tenant);
-    assertIds(ids);
-    const out = new Map<string, Float32Array>();
-    if (ids.length === 0) return out;
-    const rows = await this.run(
-      'getVectors',
-      (c) =>
-        c.query<{ id: string; vector: Buffer; embed_dim: number | null }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[]) AND vector IS NOT NULL`,
-          [tenant, [...new Set(ids)]],
-        ),
-      { idempotent: true },
-    );
-    for (const row of rows.rows) out.set(row.id, decodeVector(row.vector, row.embed_dim, row.id));
-    return out;
-  }
-
-  async update(
-    tenant: string,
-    id: string,
-    patch: MemoryPatch & { updatedAt: string; statedAt?: string | null },
-    vector?: { vector: Float32Array; embedding: EmbeddingInfo } | null,
-  ): Promise<Memory | null> {
-    assertTenant(tenant);
-    if (typeof id !== 'string' || id === '') throw new EngramError('INVALID_INPUT', 'id must be a non-empty string');
-    if (patch === null || typeof patch !== 'object') throw new EngramError('INVALID_INPUT', 'patch must be an object');
-    const statedAt = toIso(patch.statedAt as string | Date | null | undefined);
-    assertMemoryFields({ ...patch, statedAt } as Partial<MemoryRecord>, id);
-    if (typeof patch.updatedAt !== 'string' || Number.isNaN(Date.parse(patch.updatedAt))) {
-      throw new EngramError('INVALID_INPUT', 'updatedAt must be an ISO-8601 timestamp', { details: { id } });
+    this.useDenseSearch(report.pgvector && mode !== 'app');
+    if (this.usesPgVector) {
+      const dims = await this.pool.query<{ d: number }>(
+        `SELECT DISTINCT embed_dim AS d FROM ${this.names.memories} WHERE embed_dim IS NOT NULL`,
+      );
+      await this.dense.prepare(dims.rows.map((row) => row.d));
     }
-    if (vector) {
-      assertVector(vector.vector, vector.embedding, id);
-      await this.ensureHnsw(vector.embedding.dim);
-    }
-    const params: unknown[] = [tenant, id];
-    const sets: string[] = [];
-    const set = (column: string, value: unknown, cast = ''): void => {
-      params.push(value);
-      sets.push(`${column} = $${params.length}${cast}`);
-    };
-    if (patch.text !== undefined) {
-      set('text', patch.text);
-      params.push(fullTextDocument(patch.text));
-      sets.push(`fts = to_tsvector('simple', $${params.length})`);
-    }
-    if (patch.type !== undefined) set('type', patch.type);
-    if (patch.key !== undefined) set('key', patch.key);
-    if (patch.tags !== undefined) set('tags', patch.tags, '::text[]');
-    if (patch.level !== undefined) set('level', patch.level);
-    if (patch.summary !== undefined) set('summary', patch.summary);
-    if (patch.background !== undefined) set('background', patch.background);
-    if (patch.sources !== undefined) set('sources', JSON.stringify(patch.sources), '::jsonb');
-    if (patch.metadata !== undefined) set('metadata', JSON.stringify(patch.metadata), '::jsonb');
-    if (statedAt !== undefined) set('stated_at', statedAt);
-    if (patch.status !== undefined) set('status', patch.status);
-    set('updated_at', patch.updatedAt);
-    if (vector !== undefined) {
-      set('embed_model', vector ? vector.embedding.model : null);
-      set('embed_dim', vector ? vector.embedding.dim : null);
-      set('vector', vector ? encodeVector(vector.vector) : null);
-      if (this.pgvector) set('embedding', vector ? toPgVectorLiteral(vector.vector) : null, '::vector');
-    }
-    const result = await this.run(
-      'update',
-      (c) =>
-        c.query<PgMemoryRow>(
-          `UPDATE ${this.names.memories} SET ${sets.join(', ')} WHERE tenant = $1 AND id = $2 RETURNING ${MEMORY_COLUMNS}`,
-          params,
-        ),
-      { transaction: true, idempotent: true },
-    );
-    const row = result.rows[0];
-    return row ? rowToMemory(row) : null;
+    return report;
   }
 
-  async delete(tenant: string, ids: string[]): Promise<number> {
-    assertTenant(tenant);
-    assertIds(ids);
-    if (ids.length === 0) return 0;
-    const result = await this.run(
-      'delete',
-      (c) =>
-        c.query(`DELETE FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[])`, [
-          tenant,
-          [...new Set(ids)],
-        ]),
-      { transaction: true },
-    );
-    return result.rowCount ?? 0;
-  }
-
-  async list(filter: MemoryFilter, options: ListOptions = {}): Promise<Page<Memory>> {
-    assertFilter(filter);
-    const limit = options.limit ?? 50;
-    assertLimit(limit, MAX_LIMIT);
-    const order = options.order ?? 'createdAt';
-    const direction = options.direction ?? 'asc';
-    if (!(order in ORDER_COLUMNS)) throw new EngramError('INVALID_INPUT', `unknown list order ${String(order)}`);
-    if (direction !== 'asc' && direction !== 'desc')
-      throw new EngramError('INVALID_INPUT', `unknown direction ${String(direction)}`);
-    const column = ORDER_COLUMNS[order];
-    const { where, params } = whereFilter(filter);
-    let keyset = '';
-    if (options.cursor !== undefined) {
-      const cursor = decodeListCursor(options.cursor, order, direction);
-      params.push(cursor.value ?? '', cursor.id);
-      const op = direction === 'asc' ? '>' : '<';
-      keyset = ` AND (${column} COLLATE "C", id) ${op} ($${params.length - 1} COLLATE "C", $${params.length} COLLATE "C")`;
-    }
-    params.push(limit + 1);
-    const dir = direction === 'asc' ? 'ASC' : 'DESC';
-    const result = await this.run(
-      'list',
-      (c) =>
-        c.query<PgMemoryRow>(
-          `SELECT ${MEMORY_COLUMNS} FROM ${this.names.memories} WHERE ${where}${keyset} ORDER BY ${column} COLLATE "C" ${dir}, id COLLATE "C" ${dir} LIMIT $${params.length}`,
-          params,
-        ),
-      { idempotent: true },
-    );
-    const rows = result.rows;
-    const more = rows.length > limit;
-    const items = rows.slice(0, limit).map(rowToMemory);
-    const last = items[items.length - 1];
-    const lastValue = (m: Memory): string | null =>
-      order === 'createdAt' ? m.createdAt : order === 'updatedAt' ? m.updatedAt : m.statedAt;
-    return {
-      items,
-      nextCursor: more && last ? encodeListCursor({ order, direction, value: lastValue(last), id: last.id }) : null,
-    };
-  }
-
-  async count(filter: MemoryFilter): Promise<number> {
-    assertFilter(filter);
-    const { where, params } = whereFilter(filter);
-    const result = await this.run(
-      'count',
-      (c) => c.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.names.memories} WHERE ${where}`, params),
-      { idempotent: true },
-    );
-    return result.rows[0]?.n ?? 0;
-  }
-
-  async stats(filter: MemoryFilter): Promise<ScopeStats> {
-    assertFilter(filter);
-    const { where, params } = whereFilter(filter);
-    const rows = await this.run(
-      'stats',
-      (c) =>
-        c.query<{ type: string; status: string; embed_model: string | null; embed_dim: number | null; n: number }>(
-          `SELECT type, status, embed_model, embed_dim, count(*)::int AS n FROM ${this.names.memories} WHERE ${where} GROUP BY 1, 2, 3, 4`,
-          params,
-        ),
-      { idempotent: true },
-    );
-    const stats: ScopeStats = { total: 0, byType: {}, byStatus: {}, models: [] };
-    const models = new Map<string, EmbeddingInfo & { count: number }>();
-    for (const row of rows.rows) {
-      stats.total += row.n;
-      const type = row.type as MemoryType;
-      const status = row.status as MemoryStatus;
-      stats.byType[type] = (stats.byType[type] ?? 0) + row.n;
-      stats.byStatus[status] = (stats.byStatus[status] ?? 0) + row.n;
-      if (row.embed_model !== null && row.embed_dim !== null) {
-        const key = `${row.embed_model}\u0000${row.embed_dim}`;
-        const entry = models.get(key) ?? { model: row.embed_model, dim: row.embed_dim, count: 0 };
-        entry.count += row.n;
-        models.set(key, entry);
-      }
-    }
-    stats.models = [...models.values()].sort(
-      (a, b) => b.count - a.count || (a.model < b.model ? -1 : a.model > b.model ? 1 : a.dim - b.dim),
-    );
-    return stats;
-  }
-
-  async denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
-    assertFilter(query.filter);
-    assertLimit(query.limit, MAX_LIMIT);
-    if (!(query.vector instanceof Float32Array))
-      throw new EngramError('INVALID_VECTOR', 'query vector must be a Float32Array');
-    if (typeof query.model !== 'string' || query.model === '')
-      throw new EngramError('INVALID_INPUT', 'model is required');
-    for (let i = 0; i < query.vector.length; i++) {
-      if (!Number.isFinite(query.vector[i] as number))
-        throw new EngramError('INVALID_VECTOR', 'query vector contains NaN or Infinity');
-    }
-    const dim = query.vector.length;
-    const unit = unitVector(query.vector);
-    // Like every backend: a zero query vector is similar to nothing.
-    if (unit === null || dim === 0 || unit.every((x) => x === 0)) return [];
-    return this.pgvector ? this.denseSearchPgVector(query, dim, unit) : this.denseSearchApp(query, dim, unit);
-  }
-
-  /** Scores rows with the shared unit-vector cosine, best first, ties by id. */
-  private score(
-    rows: Array<{ id: string; vector: Buffer; embed_dim: number | null }>,
-    unit: Float32Array,
-    limit: number,
-  ): DenseCandidate[] {
-    const scratch = new Float32Array(unit.length);
-    const scored: DenseCandidate[] = [];
-    for (const row of rows) {
-      const v = decodeVector(row.vector, row.embed_dim, row.id);
-      if (v.length !== unit.length) continue;
-      scored.push({ id: row.id, cosine: unitVector(v, scratch) === null ? 0 : unitDot(scratch, unit) });
-    }
-    return topK(scored, limit, compareDense);
-  }
-
-  /** Exact: every matching row of the model is scored in the application. */
-  private async denseSearchApp(query: DenseQuery, dim: number, unit: Float32Array): Promise<DenseCandidate[]> {
-    const { where, params } = whereFilter(query.filter);
-    params.push(query.model, dim);
-    const rows = await this.run(
-      'denseSearch',
-      (c) =>
-        c.query<{ id: string; vector: Buffer; embed_dim: number | null }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${where} AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND vector IS NOT NULL`,
-          params,
-        ),
-      { idempotent: true },
-    );
-    return this.score(rows.rows, unit, query.limit);
+  protected override prepareVectors(dims: number[]): Promise<void> {
+    return this.dense.prepare(dims);
   }
 
   /**
-   * pgvector: the server picks an over-fetched candidate set (exact sequential scan when the
-   * filter matches few rows, the HNSW index otherwise); the candidates are then re-scored with
-   * the same unit-vector cosine as every other backend, so scores are identical to app-side scoring.
+   * One statement per chunk over unnest()ed column arrays: one bind parameter per column whatever
+   * the chunk size, instead of one per column and row.
    */
-  private async denseSearchPgVector(query: DenseQuery, dim: number, unit: Float32Array): Promise<DenseCandidate[]> {
-    const exactMax = this.options.exactSearchMaxRows ?? 20_000;
-    const fetch = Math.min(MAX_LIMIT, query.limit * 2 + 10);
-    const literal = toPgVectorLiteral(query.vector);
-    const rows = await this.run(
-      'denseSearch',
-      async (c) => {
-        const { where, params } = whereFilter(query.filter);
-        params.push(query.model, dim);
-        const base = `${where} AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND embedding IS NOT NULL`;
-        const few = await c.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${this.names.memories} WHERE ${base} LIMIT ${exactMax + 1}) AS t`,
-          params,
-        );
-        const exact = (few.rows[0]?.n ?? 0) <= exactMax || dim > HNSW_MAX_DIM;
-        params.push(literal, fetch);
-        const q = `$${params.length - 1}`;
-        if (exact) {
-          // `embedding <=> …` does not match the index expression: the planner scans exactly.
-          return c.query<{ id: string; vector: Buffer; embed_dim: number }>(
-            `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} ORDER BY embedding <=> ${q}::vector, id LIMIT $${params.length}`,
-            params,
-          );
-        }
-        // The planner must take the HNSW index (its cost model prefers a scan + sort on small
-        // tables), and the partial index predicate needs the dimension as a literal (an integer).
-        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
-          String(Math.min(1000, Math.max(100, fetch * 2))),
-        ]);
-        // With sorting disabled, only an index that yields rows in distance order (HNSW) avoids
-        // the penalty; a btree on (tenant, …) plus a sort no longer looks cheaper.
-        await c.query(
-          `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`,
-        );
-        await c.query('SAVEPOINT engram_iter');
-        // pgvector >= 0.8: keep scanning the graph until enough rows pass the filter.
-        await c
-          .query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
-          .then(() => c.query('RELEASE SAVEPOINT engram_iter'))
-          .catch(() => c.query('ROLLBACK TO SAVEPOINT engram_iter'));
-        return c.query<{ id: string; vector: Buffer; embed_dim: number }>(
-          `SELECT id, vector, embed_dim FROM ${this.names.memories} WHERE ${base} AND embed_dim = ${dim} ORDER BY embedding::vector(${dim}) <=> ${q}::vector(${dim}) LIMIT $${params.length}`,
-          params,
-        );
-      },
-      { transaction: true, idempotent: true },
-    );
-    return this.score(rows.rows, unit, query.limit);
+  private insertSql(): string {
+    const extra = this.dense.column;
+    const columns = [...RECORD_COLUMNS.map((c) => c.column), 'fts', ...(extra ? [extra.name] : [])];
+    const selects = [
+      ...RECORD_COLUMNS.map((c) => this.dialect.valueSql(c.kind, `u.${c.column}`)),
+      `to_tsvector('simple', u.doc)`,
+      ...(extra ? [extra.sql(`u.${extra.name}`)] : []),
+    ];
+    const arrays = [...RECORD_COLUMNS.map((c) => PG_ARRAY_TYPES[c.kind]), 'text[]', ...(extra ? ['text[]'] : [])];
+    const inputs = [...RECORD_COLUMNS.map((c) => c.column), 'doc', ...(extra ? [extra.name] : [])];
+    return `INSERT INTO ${this.names.memories} (${columns.join(', ')}) SELECT ${selects.join(', ')}
+      FROM unnest(${arrays.map((type, i) => `$${i + 1}::${type}`).join(', ')}) AS u(${inputs.join(', ')})`;
   }
 
-  async lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
-    assertFilter(query.filter);
-    assertLimit(query.limit, MAX_LIMIT);
-    if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'terms must be an array of strings');
-    assertSpace(query.space);
+  protected async insertRows(sql: SqlQueries, records: MemoryRecord[]): Promise<void> {
+    const statement = this.insertSql();
+    const extra = this.dense.column;
+    for (let start = 0; start < records.length; start += INSERT_CHUNK) {
+      const chunk = records.slice(start, start + INSERT_CHUNK);
+      const rows = chunk.map((r) => recordValues(r, this.dialect));
+      const columns = RECORD_COLUMNS.map((_, i) => rows.map((row) => row[i]));
+      columns.push(chunk.map((r) => fullTextDocument(r.text)));
+      if (extra) columns.push(chunk.map((r) => (r.vector ? extra.value(r.vector) : null)));
+      await sql.run(statement, columns);
+    }
+  }
+
+  protected async updateRow(sql: SqlQueries, change: RowChange): Promise<SelectedMemory | null> {
+    const { patch, vector } = change;
+    const params = this.dialect.params();
+    const sets = patchAssignments(patch, vector, this.dialect, params);
+    if (patch.text !== undefined) sets.push(`fts = to_tsvector('simple', ${params.add(fullTextDocument(patch.text))})`);
+    const extra = this.dense.column;
+    if (extra && vector !== undefined) {
+      sets.push(`${extra.name} = ${extra.sql(params.add(vector ? extra.value(vector.vector) : null))}`);
+    }
+    const rows = await sql.all<SelectedMemory>(
+      `UPDATE ${this.names.memories} AS m SET ${sets.join(', ')}
+       WHERE m.tenant = ${params.add(change.tenant)} AND m.id = ${params.add(change.id)} RETURNING ${MEMORY_SELECT}`,
+      params.values,
+    );
+    return rows[0] ?? null;
+  }
+
+  protected deleteRows(sql: SqlQueries, tenant: string, ids: string[]): Promise<number> {
+    return Promise.resolve(
+      sql.run(`DELETE FROM ${this.names.memories} AS m WHERE m.tenant = $1 AND m.id = ANY($2::text[])`, [tenant, ids]),
+    );
+  }
+
+  protected async addUsage(sql: SqlQueries, tenant: string, ids: string[], at: string): Promise<void> {
+    // Rows are locked in id order, so concurrent calls with overlapping ids cannot deadlock.
+    await sql.run(
+      `WITH target AS (SELECT id FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE)
+       UPDATE ${this.names.memories} AS m SET use_count = m.use_count + 1, last_used_at = $3
+       FROM target WHERE m.tenant = $1 AND m.id = target.id`,
+      [tenant, ids, at],
+    );
+  }
+
+  protected async writeUsage(sql: SqlQueries, tenant: string, usage: UsageEntry[]): Promise<void> {
+    await sql.run(
+      `UPDATE ${this.names.memories} AS m SET use_count = u.count, last_used_at = u.last_used_at
+       FROM unnest($2::text[], $3::int[], $4::text[]) AS u(id, count, last_used_at)
+       WHERE m.tenant = $1 AND m.id = u.id`,
+      [tenant, usage.map((u) => u.id), usage.map((u) => u.count), usage.map((u) => u.lastUsedAt)],
+    );
+  }
+
+  protected denseCandidates(query: DenseQuery, unit: Float32Array): Promise<DenseCandidate[]> {
+    return this.dense.search(query, unit);
+  }
+
+  protected async lexicalCandidates(query: LexicalQuery): Promise<LexicalCandidate[]> {
     const tsquery = buildTsQuery(query.terms);
     if (tsquery === null) return [];
-    const filtered = whereFilter(query.filter);
-    const { params } = filtered;
-    let where = filtered.where;
-    if (query.space !== undefined) {
-      params.push(query.space.model, query.space.dim);
-      where += ` AND embed_model = $${params.length - 1} AND embed_dim = $${params.length} AND vector IS NOT NULL`;
-    }
-    params.push(tsquery, query.limit);
-    const q = `to_tsquery('simple', $${params.length - 1})`;
-    const rows = await this.run(
-      'lexicalSearch',
-      (c) =>
-        c.query<{ id: string; score: number }>(
-          `SELECT id, ts_rank(fts, ${q})::float8 AS score FROM ${this.names.memories} WHERE ${where} AND fts @@ ${q} ORDER BY score DESC, id LIMIT $${params.length}`,
-          params,
-        ),
-      { idempotent: true },
-    );
-    return rows.rows.map((row) => ({ id: row.id, score: row.score }));
+    const params = this.dialect.params();
+    const where = filterWhere(query.filter, this.dialect, params) + spaceWhere(query.space, params);
+    const q = `to_tsquery('simple', ${params.add(tsquery)})`;
+    const sql = `SELECT m.id AS id, ts_rank(m.fts, ${q})::float8 AS score FROM ${this.names.memories} m
+      WHERE ${where} AND m.fts @@ ${q} ORDER BY score DESC, m.id LIMIT ${params.add(query.limit)}`;
+    return this.runner.read('lexicalSearch', (s) => s.all<LexicalCandidate>(sql, params.values));
   }
 
-  async recordUsage(tenant: string, ids: string[], at: string): Promise<void> {
-    assertTenant(tenant);
-    assertIds(ids);
-    if (typeof at !== 'string' || Number.isNaN(Date.parse(at)))
-      throw new EngramError('INVALID_INPUT', 'at must be an ISO-8601 timestamp');
-    if (ids.length === 0) return;
-    await this.run(
-      'recordUsage',
-      (c) =>
-        // Rows are locked in id order, so concurrent calls with overlapping ids cannot deadlock.
-        c.query(
-          `WITH target AS (SELECT id FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE)
-           UPDATE ${this.names.memories} AS m SET use_count = m.use_count + 1, last_used_at = $3
-           FROM target WHERE m.tenant = $1 AND m.id = target.id`,
-          [tenant, [...new Set(ids)], at],
-        ),
-      { transaction: true },
-    );
-  }
-
-  /** Sets use counts and last-used times exactly (used by imports). Unknown ids are ignored. */
-  async setUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
-    assertTenant(tenant);
-    assertUsageEntries(usage);
-    if (usage.length === 0) return;
-    await this.run(
-      'setUsage',
-      (c) =>
-        c.query(
-          `UPDATE ${this.names.memories} AS m SET use_count = u.count, last_used_at = u.last_used_at
-           FROM unnest($2::text[], $3::int[], $4::text[]) AS u(id, count, last_used_at)
-           WHERE m.tenant = $1 AND m.id = u.id`,
-          [tenant, usage.map((u) => u.id), usage.map((u) => u.count), usage.map((u) => u.lastUsedAt)],
-        ),
-      { transaction: true, idempotent: true },
-    );
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected async closeConnection(): Promise<void> {
     if (this.ownsPool) await this.pool.end();
   }
-}
-
-function parseConnectionString(connectionString: string): void {
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch (cause) {
-    throw new EngramError(
-      'CONFIG_ERROR',
-      'invalid PostgreSQL connection string (expected postgres://user:pass@host:port/db)',
-      {
-        cause,
-      },
-    );
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new EngramError(
-      'CONFIG_ERROR',
-      `invalid PostgreSQL URL scheme ${url.protocol} (expected postgres:// or postgresql://)`,
-    );
-  }
-  if (url.port !== '' && !/^\d+$/.test(url.port)) {
-    throw new EngramError('CONFIG_ERROR', 'invalid port in PostgreSQL URL');
-  }
-}
-
-/**
- * Opens a PostgreSQL store: checks the URL, connects once (failing fast with
- * EngramError('STORE_ERROR', details.pgCode = ECONNREFUSED / 28P01 / 3D000 …) or
- * ('TIMEOUT') after `connectTimeoutMs`), and applies migrations unless `migrate: false`.
- */
-export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  let pool: pg.Pool;
-  let owns: boolean;
-  if (options.pool) {
-    pool = options.pool;
-    owns = false;
-  } else {
-    if (typeof options.connectionString !== 'string' || options.connectionString === '') {
-      throw new EngramError('CONFIG_ERROR', 'createPostgresStore needs a connectionString or a pool');
-    }
-    parseConnectionString(options.connectionString);
-    pool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      idleTimeoutMillis: 30_000,
-    });
-    owns = true;
-  }
-  // Idle clients whose server connection dies emit 'error' on the pool; without a listener that
-  // would crash the process. The pool has already dropped the client; the next query reconnects.
-  pool.on('error', () => undefined);
-  const store = new PostgresStore(pool, owns, options);
-  try {
-    const client = await pool.connect();
-    try {
-      await client.query('SELECT 1');
-    } finally {
-      client.release();
-    }
-    if (options.migrate !== false) await store.migrateWithReport();
-    else await store.detectPgVector();
-  } catch (error) {
-    if (owns) await pool.end().catch(() => undefined);
-    if (isConnectTimeout(error) || (error instanceof EngramError && isConnectTimeout(error.cause))) {
-      throw new EngramError(
-        'TIMEOUT',
-        `could not connect to PostgreSQL within ${options.connectTimeoutMs ?? 5_000} ms`,
-        {
-          cause: error,
-          isRetryable: true,
-          details: { pgCode: 'CONNECT_TIMEOUT' },
-        },
-      );
-    }
-    throw toEngramError(error, 'connect');
-  }
-  return store;
 }

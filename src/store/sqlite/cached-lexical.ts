@@ -34,7 +34,7 @@ export interface CachedLexicalGroupsInput {
 const K1 = 1.2;
 const B = 0.75;
 /** Groups ranked in one pass (one bit each beside the "seen" bit of a 32-bit mask). */
-const GROUPS_PER_PASS = 31;
+export const MAX_GROUPS_PER_PASS = 31;
 const SEEN = 2 ** 31;
 
 /**
@@ -57,7 +57,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
  */
 export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
   const { index, limits, accept } = input;
-  if (limits.length > GROUPS_PER_PASS) throw new RangeError(`at most ${GROUPS_PER_PASS} groups per pass`);
+  if (limits.length > MAX_GROUPS_PER_PASS) throw new RangeError(`at most ${MAX_GROUPS_PER_PASS} groups per pass`);
   const n = index.docCount;
   if (index.size === 0) return limits.map(() => []);
   const scores = new Float64Array(n);

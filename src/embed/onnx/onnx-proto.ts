@@ -5,7 +5,7 @@
  */
 
 /** ONNX tensor element types used here. */
-export const OnnxType = { FLOAT: 1, INT32: 6, INT64: 7 } as const;
+export const OnnxType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7 } as const;
 export type OnnxElemType = (typeof OnnxType)[keyof typeof OnnxType];
 
 /** An attribute value: int, float, int list or string. */
@@ -13,6 +13,8 @@ export type OnnxAttr = number | bigint | number[] | string | { float: number };
 
 export interface OnnxNode {
   op: string;
+  /** Operator set of the op, e.g. 'com.microsoft' for onnxruntime's contrib ops. @default '' (ONNX) */
+  domain?: string;
   inputs: string[];
   outputs: string[];
   attrs?: Record<string, OnnxAttr>;
@@ -21,7 +23,7 @@ export interface OnnxNode {
 export interface OnnxTensor {
   name: string;
   dims: number[];
-  data: Float32Array | BigInt64Array | Int32Array;
+  data: Float32Array | BigInt64Array | Int32Array | Int8Array | Uint8Array;
 }
 
 export interface OnnxValueInfo {
@@ -104,7 +106,7 @@ class Writer {
   }
 }
 
-function littleEndianBytes(data: Float32Array | BigInt64Array | Int32Array): Uint8Array {
+function littleEndianBytes(data: OnnxTensor['data']): Uint8Array {
   // Every supported platform of onnxruntime is little-endian, as are typed arrays there.
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
@@ -112,6 +114,8 @@ function littleEndianBytes(data: Float32Array | BigInt64Array | Int32Array): Uin
 function elemTypeOf(data: OnnxTensor['data']): OnnxElemType {
   if (data instanceof Float32Array) return OnnxType.FLOAT;
   if (data instanceof BigInt64Array) return OnnxType.INT64;
+  if (data instanceof Int8Array) return OnnxType.INT8;
+  if (data instanceof Uint8Array) return OnnxType.UINT8;
   return OnnxType.INT32;
 }
 
@@ -165,6 +169,7 @@ export function encodeOnnxModel(graph: OnnxGraph): Uint8Array {
         for (const output of node.outputs) n.string(2, output);
         n.string(3, `${node.op}_${i}`);
         n.string(4, node.op);
+        if (node.domain) n.string(7, node.domain);
         for (const [name, value] of Object.entries(node.attrs ?? {})) {
           n.message(5, (a) => writeAttr(a, name, value));
         }
@@ -179,5 +184,11 @@ export function encodeOnnxModel(graph: OnnxGraph): Uint8Array {
     o.string(1, '');
     o.int(2, graph.opset ?? 17);
   });
+  for (const domain of new Set(graph.nodes.map((n) => n.domain ?? '').filter((d) => d !== ''))) {
+    w.message(8, (o) => {
+      o.string(1, domain);
+      o.int(2, 1);
+    });
+  }
   return w.finish();
 }

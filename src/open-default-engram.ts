@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Embedder } from '../embed/embedder.js';
-import { createLocalEmbedder, resolveEmbedder } from '../embed/index.js';
-import { Engram, type EngramOptions } from '../engram.js';
-import { createSqliteStore } from '../store/sqlite/index.js';
+import type { Embedder } from './embed/embedder.js';
+import { createLocalEmbedder, resolveEmbedder } from './embed/index.js';
+import { Engram, type EngramOptions } from './engram.js';
+import { createSqliteStore } from './store/sqlite/index.js';
 
 /** File name of the memory database inside a data directory. */
 export const DATABASE_FILE = 'engram.db';

@@ -1,0 +1,51 @@
+import type { EngramError } from '../../model/errors.js';
+import type { Memory } from '../../model/memory.js';
+import type { MemoryColumns } from '../memory-from-columns.js';
+
+/**
+ * How a stored field is encoded: text and integers as themselves, JSON objects and arrays as
+ * JSON (text in SQLite, jsonb in PostgreSQL), tags as a list (JSON text beside a tag table in
+ * SQLite, text[] in PostgreSQL), vectors as little-endian float32 bytes.
+ */
+export type ColumnKind = 'text' | 'int' | 'json' | 'tags' | 'bytes';
+
+/** Bound parameters of one statement, numbered in the order they are added. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  constructor(private readonly placeholder: (index: number) => string) {}
+
+  /** Binds `value` and returns its placeholder (`?` or `$n`). */
+  add(value: unknown): string {
+    this.values.push(value);
+    return this.placeholder(this.values.length);
+  }
+}
+
+/**
+ * What differs between the SQL engines the store runs on. Everything else (filters, patches,
+ * pages, stats, validation, the row-to-memory mapping) is written once in `src/store/sql/`.
+ * All SQL the engine writes uses the alias `m` for the memories table.
+ */
+export interface SqlDialect {
+  /** The memories table as written in FROM (qualified and quoted as the engine needs). */
+  readonly table: string;
+  /** `count(*)` as an expression the driver returns as a JS number. */
+  readonly countAll: string;
+  /** New parameters for one statement. */
+  params(): SqlParams;
+  /** `column` equals one of `values` (none: matches nothing). */
+  anyOf(column: string, values: readonly string[], params: SqlParams): string;
+  /** The row carries every one of `tags` (at least one tag given). */
+  hasTags(tags: readonly string[], params: SqlParams): string;
+  /** A sort or keyset expression compared byte by byte (ids and ISO timestamps sort alike everywhere). */
+  sortKey(expression: string): string;
+  /** `value` as bound for a column of this kind. */
+  encode(kind: ColumnKind, value: unknown): unknown;
+  /** The SQL reading a bound or selected value of this kind (PostgreSQL adds casts). */
+  valueSql(kind: ColumnKind, reference: string): string;
+  /** A selected memory row as the public {@link Memory}. */
+  toMemory(row: MemoryColumns<unknown, unknown>): Memory;
+  /** A driver error as an EngramError with a stable code (EngramErrors pass through). */
+  toEngramError(error: unknown, operation: string): EngramError;
+}

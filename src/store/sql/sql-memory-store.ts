@@ -1,0 +1,306 @@
+import { EngramError } from '../../model/errors.js';
+import type { Memory } from '../../model/memory.js';
+import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
+import { unitVector } from '../../vector/unit-cosine.js';
+import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
+import type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  MemoryRecord,
+  MemoryStore,
+  MemoryText,
+  StorePatch,
+  StoreVector,
+  UsageEntry,
+} from '../memory-store.js';
+import { assertDenseQuery, assertLexicalQuery, assertTimestampArgument, assertUpdate } from '../query-validation.js';
+import { assertFilter, assertIds, assertRecord, assertTenant, assertUsageEntries } from '../record-validation.js';
+import { filterWhere } from './filter-where.js';
+import { pageOf, pageSql, planList } from './list-page.js';
+import { andThen, type Maybe } from './maybe-async.js';
+import type { QueryRunner, SqlQueries } from './query-runner.js';
+import { inRequestedOrder } from './rows-by-ids.js';
+import { scopeStats, statsSql, type StatsGroup } from './scope-stats.js';
+import type { SqlDialect, SqlParams } from './sql-dialect.js';
+import { decodeVectorRows, type VectorRow } from './vector-rows.js';
+
+/** One row's change, as {@link SqlMemoryStore.updateRow} receives it (already validated). */
+export interface RowChange {
+  tenant: string;
+  id: string;
+  patch: StorePatch;
+  /** Undefined keeps the vector; null clears it. */
+  vector: StoreVector | undefined;
+}
+
+/** Which write just committed, for {@link SqlMemoryStore.afterWrite}. */
+export type WriteKind = 'insert' | 'update' | 'delete';
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+/**
+ * The SQL store engine: the whole {@link MemoryStore} contract — validation, filters, pages and
+ * cursors, reads in the order of the requested ids, stats, limits, defaults and the row mapping —
+ * written once over a {@link SqlDialect} (what the SQL engines spell differently) and a
+ * {@link QueryRunner} (how the driver runs reads and transactions). A backend subclass adds only
+ * its own SQL for writes and search and its engine features (SQLite: the in-memory vector cache
+ * and lexical index, FTS5, the change log; PostgreSQL: tsvector, pgvector, retries).
+ *
+ * Steps are chained with `then` (see `maybe-async.ts`): with a synchronous driver every call runs
+ * synchronously to the end and its transactions never yield.
+ */
+export abstract class SqlMemoryStore implements MemoryStore {
+  abstract readonly kind: string;
+  protected abstract readonly dialect: SqlDialect;
+  protected abstract readonly runner: QueryRunner;
+  private closed = false;
+
+  // ------------------------------------------------------------ what each backend writes itself
+
+  /** Applies pending migrations (idempotent). */
+  protected abstract applyMigrations(): Maybe<void>;
+  /** Writes validated records inside the insert transaction. */
+  protected abstract insertRows(sql: SqlQueries, records: MemoryRecord[]): Maybe<void>;
+  /** Applies a validated change inside the update transaction; the row after it, or null when missing. */
+  protected abstract updateRow(sql: SqlQueries, change: RowChange): Maybe<SelectedMemory | null>;
+  /** Removes rows of the tenant inside the delete transaction; how many were removed. */
+  protected abstract deleteRows(sql: SqlQueries, tenant: string, ids: string[]): Maybe<number>;
+  /** Adds one use to each id (distinct) inside a transaction. */
+  protected abstract addUsage(sql: SqlQueries, tenant: string, ids: string[], at: string): Maybe<void>;
+  /** Sets usage exactly inside a transaction. */
+  protected abstract writeUsage(sql: SqlQueries, tenant: string, usage: UsageEntry[]): Maybe<void>;
+  /** Top candidates by cosine with `unit` (the query scaled to unit length, never zero). */
+  protected abstract denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]>;
+  /** Top full-text candidates of a validated query. */
+  protected abstract lexicalCandidates(query: LexicalQuery): Maybe<LexicalCandidate[]>;
+  /** Releases the connection (once). */
+  protected abstract closeConnection(): Maybe<void>;
+
+  // ------------------------------------------------------------ optional hooks
+
+  /** Before rows with vectors of these dimensions are written (pgvector: the per-dimension index). */
+  protected prepareVectors(_dims: number[]): Maybe<void> {
+    return undefined;
+  }
+
+  /** After a write committed (SQLite: caches learn of it). */
+  protected afterWrite(_kind: WriteKind, _rows: number): void {}
+
+  /** Texts the backend holds in memory (SQLite's lexical index); the rest are read. */
+  protected cachedTexts(_tenant: string, _ids: string[]): Map<string, MemoryText> | null {
+    return null;
+  }
+
+  // ------------------------------------------------------------ the contract
+
+  migrate(): Promise<void> {
+    return this.guard('migrate', () => this.applyMigrations());
+  }
+
+  insert(records: MemoryRecord[]): Promise<void> {
+    return this.guard('insert', () => {
+      if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
+      for (const record of records) assertRecord(record);
+      if (records.length === 0) return undefined;
+      const dims = unique(records.flatMap((r) => (r.vector && r.embedding ? [r.embedding.dim] : [])));
+      return andThen(this.prepareVectors(dims), () =>
+        andThen(
+          this.runner.transaction('insert', (sql) => this.insertRows(sql, records)),
+          () => this.afterWrite('insert', records.length),
+        ),
+      );
+    });
+  }
+
+  get(tenant: string, ids: string[]): Promise<Memory[]> {
+    return this.guard('get', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return [];
+      const rows = this.select<SelectedMemory>(
+        'get',
+        (p) => `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, ids, p)}`,
+      );
+      return andThen(rows, (found) => inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row)));
+    });
+  }
+
+  getTexts(tenant: string, ids: string[]): Promise<MemoryText[]> {
+    return this.guard('getTexts', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return [];
+      const cached = this.cachedTexts(tenant, ids);
+      const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
+      const known = cached === null ? [] : [...cached.values()];
+      if (missing.length === 0) return known;
+      const rows = this.select<MemoryText>(
+        'getTexts',
+        (p) =>
+          `SELECT m.id AS id, m.text AS text, m.updated_at AS "updatedAt" FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
+      );
+      return known.length === 0 ? rows : andThen(rows, (read) => [...known, ...read]);
+    });
+  }
+
+  getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>> {
+    return this.guard('getVectors', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return new Map<string, Float32Array>();
+      const rows = this.select<VectorRow>(
+        'getVectors',
+        (p) => `SELECT m.id AS id, m.vector AS vector, m.embed_dim AS embed_dim FROM ${this.dialect.table} m
+          WHERE ${this.byIds(tenant, ids, p)} AND m.vector IS NOT NULL`,
+      );
+      return andThen(rows, decodeVectorRows);
+    });
+  }
+
+  update(tenant: string, id: string, patch: StorePatch, vector?: StoreVector): Promise<Memory | null> {
+    return this.guard('update', () => {
+      assertUpdate(tenant, id, patch, vector);
+      const change: RowChange = { tenant, id, patch, vector };
+      const write = (): Maybe<SelectedMemory | null> =>
+        this.runner.transaction('update', (sql) => this.updateRow(sql, change), { idempotent: true });
+      return andThen(andThen(this.prepareVectors(vector ? [vector.embedding.dim] : []), write), (row) => {
+        if (row === null) return null;
+        this.afterWrite('update', 1);
+        return this.dialect.toMemory(row);
+      });
+    });
+  }
+
+  delete(tenant: string, ids: string[]): Promise<number> {
+    return this.guard('delete', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      if (ids.length === 0) return 0;
+      return andThen(
+        this.runner.transaction('delete', (sql) => this.deleteRows(sql, tenant, unique(ids))),
+        (n) => {
+          if (n > 0) this.afterWrite('delete', n);
+          return n;
+        },
+      );
+    });
+  }
+
+  list(filter: MemoryFilter, options?: ListOptions): Promise<Page<Memory>> {
+    return this.guard('list', () => {
+      assertFilter(filter);
+      const plan = planList(options);
+      const rows = this.select<SelectedMemory>(
+        'list',
+        (p) =>
+          `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
+      );
+      return andThen(rows, (found) => pageOf(plan, found, (row) => this.dialect.toMemory(row)));
+    });
+  }
+
+  count(filter: MemoryFilter): Promise<number> {
+    return this.guard('count', () => {
+      assertFilter(filter);
+      const rows = this.select<{ n: number }>(
+        'count',
+        (p) =>
+          `SELECT ${this.dialect.countAll} AS n FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}`,
+      );
+      return andThen(rows, (found) => found[0]?.n ?? 0);
+    });
+  }
+
+  stats(filter: MemoryFilter): Promise<ScopeStats> {
+    return this.guard('stats', () => {
+      assertFilter(filter);
+      const rows = this.select<StatsGroup>('stats', (p) =>
+        statsSql(this.dialect.table, this.dialect.countAll, filterWhere(filter, this.dialect, p)),
+      );
+      return andThen(rows, scopeStats);
+    });
+  }
+
+  denseSearch(query: DenseQuery): Promise<DenseCandidate[]> {
+    return this.guard('denseSearch', () => {
+      assertDenseQuery(query);
+      // Like every backend: a zero query vector is similar to nothing.
+      const unit = unitVector(query.vector);
+      if (unit === null || unit.every((v) => v === 0)) return [];
+      return this.denseCandidates(query, unit);
+    });
+  }
+
+  lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]> {
+    return this.guard('lexicalSearch', () => {
+      assertLexicalQuery(query);
+      return this.lexicalCandidates(query);
+    });
+  }
+
+  recordUsage(tenant: string, ids: string[], at: string): Promise<void> {
+    return this.guard('recordUsage', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      assertTimestampArgument(at, 'at');
+      if (ids.length === 0) return undefined;
+      return this.runner.transaction('recordUsage', (sql) => this.addUsage(sql, tenant, unique(ids), at));
+    });
+  }
+
+  setUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
+    return this.guard('setUsage', () => {
+      assertTenant(tenant);
+      assertUsageEntries(usage);
+      if (usage.length === 0) return undefined;
+      return this.runner.transaction('setUsage', (sql) => this.writeUsage(sql, tenant, usage), { idempotent: true });
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    return this.settle('close', () => this.closeConnection());
+  }
+
+  // ------------------------------------------------------------ shared helpers
+
+  /** Throws STORE_CLOSED once {@link close} was called. */
+  protected assertOpen(): void {
+    if (this.closed) throw new EngramError('STORE_CLOSED', `the ${this.kind} store is closed`);
+  }
+
+  /** Runs a call on an open store; every failure comes out as an EngramError with a stable code. */
+  protected guard<T>(operation: string, work: () => Maybe<T>): Promise<T> {
+    return this.settle(operation, () => {
+      this.assertOpen();
+      return work();
+    });
+  }
+
+  private settle<T>(operation: string, work: () => Maybe<T>): Promise<T> {
+    try {
+      const out = work();
+      if (!(out instanceof Promise)) return Promise.resolve(out);
+      return out.catch((error: unknown) => Promise.reject(this.dialect.toEngramError(error, operation)));
+    } catch (error) {
+      return Promise.reject(this.dialect.toEngramError(error, operation));
+    }
+  }
+
+  /** Rows of one SELECT, built with fresh parameters. */
+  protected select<R>(operation: string, build: (params: SqlParams) => string): Maybe<R[]> {
+    const params = this.dialect.params();
+    const sql = build(params);
+    return this.runner.read(operation, (q) => q.all<R>(sql, params.values));
+  }
+
+  /** `m.tenant = … AND m.id` in the (distinct) ids. */
+  protected byIds(tenant: string, ids: readonly string[], params: SqlParams): string {
+    return `m.tenant = ${params.add(tenant)} AND ${this.dialect.anyOf('m.id', unique(ids), params)}`;
+  }
+}

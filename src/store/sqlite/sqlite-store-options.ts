@@ -1,0 +1,73 @@
+/** Options of {@link createSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Database file, or `':memory:'` for a private in-memory database. */
+  path: string;
+  /** How long a write waits for another connection's lock before failing with STORE_BUSY. @default 5000 */
+  busyTimeoutMs?: number | undefined;
+  /** Apply pending migrations when opening. @default true */
+  migrate?: boolean | undefined;
+  /**
+   * `PRAGMA synchronous`. 'FULL' makes every acknowledged write survive power loss; 'NORMAL'
+   * survives a process crash only, and is faster. @default 'FULL'
+   */
+  synchronous?: 'FULL' | 'NORMAL' | undefined;
+  /** Keep per-partition vectors in memory for fast exact dense search. @default true */
+  vectorCache?: boolean | undefined;
+  /** Upper bound on cached vector bytes before least recently used partitions are dropped. @default 536870912 (512 MiB) */
+  vectorCacheMaxBytes?: number | undefined;
+  /**
+   * Partitions with at least this many vectors first scan an int8 copy (4x less memory traffic)
+   * and re-score the best `max(2 * (limit + 8), limit + 72)` candidates exactly from float32. `Infinity` keeps every
+   * scan in float32. @default 8192
+   */
+  vectorQuantizeAbove?: number | undefined;
+  /** Threads for one native vector scan (0 = all cores). One is fastest for single queries here. @default 1 */
+  searchThreads?: number | undefined;
+  /**
+   * A lexical query whose terms match at most this many rows in total (by document frequency)
+   * is ranked in full by FTS5 bm25. Above it, terms found in more than `lexicalCommonShare` of
+   * all rows are dropped (when rarer terms remain); if the rest still match more rows than this,
+   * the bounded path ranks only windows of the newest matches (see `lexicalScanCap`).
+   * @default 4000
+   */
+  lexicalRankAllBelow?: number | undefined;
+  /** Share of all rows above which a term counts as common (see `lexicalRankAllBelow`). @default 0.2 */
+  lexicalCommonShare?: number | undefined;
+  /** Matches per term and window read by the bounded lexical path (at most 8 windows). @default 2000 */
+  lexicalScanCap?: number | undefined;
+  /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
+  changeLogRetention?: number | undefined;
+  /** Clock for bookkeeping timestamps (migration records). @default () => new Date() */
+  clock?: (() => Date) | undefined;
+}
+
+/** Which vector partition {@link SqliteStore.preloadVectors} should load. */
+export interface VectorPartitionKey {
+  tenant: string;
+  model: string;
+  dim: number;
+  /** One user's partition; omit for the all-users partition used by queries without a user. */
+  user?: string | undefined;
+}
+
+/** {@link SqliteStoreOptions} with every default applied. */
+export type ResolvedSqliteOptions = Required<Omit<SqliteStoreOptions, 'path'>> & { path: string };
+
+/** Applies the documented defaults. */
+export function resolveSqliteOptions(options: SqliteStoreOptions): ResolvedSqliteOptions {
+  return {
+    path: options.path,
+    busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+    migrate: options.migrate ?? true,
+    synchronous: options.synchronous ?? 'FULL',
+    vectorCache: options.vectorCache ?? true,
+    vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? 512 * 1024 * 1024,
+    searchThreads: options.searchThreads ?? 1,
+    vectorQuantizeAbove: options.vectorQuantizeAbove ?? 8192,
+    lexicalCommonShare: options.lexicalCommonShare ?? 0.2,
+    lexicalRankAllBelow: options.lexicalRankAllBelow ?? 4_000,
+    lexicalScanCap: options.lexicalScanCap ?? 2000,
+    changeLogRetention: options.changeLogRetention ?? 200_000,
+    clock: options.clock ?? (() => new Date()),
+  };
+}

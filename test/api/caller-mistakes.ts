@@ -1,0 +1,402 @@
+/**
+ * Caller mistakes, each written once for every entry point that can express it (the library,
+ * REST, MCP, the CLI); where one cannot, the row says why. Run by caller-mistakes.test.ts.
+ */
+import type { Engram } from '../../src/engram.js';
+import type { EngramErrorCode } from '../../src/model/errors.js';
+import type { Scope } from '../../src/model/scope.js';
+
+/** An entry point that cannot express the mistake, and why. */
+export interface NotHere {
+  none: string;
+}
+
+export interface Mistake {
+  name: string;
+  code: EngramErrorCode;
+  library: (api: Engram, scope: Scope) => Promise<unknown>;
+  rest: [method: 'GET' | 'POST', path: string, body?: unknown];
+  mcp: [tool: string, args: Record<string, unknown>] | NotHere;
+  /** Arguments after the global flags (`--store`, `--embedder`, `--tenant`). */
+  cli: string[] | NotHere;
+}
+
+const LONG_QUERY = 'x'.repeat(9_000);
+const LONG_TEXT = 'x'.repeat(40_000);
+const LONG_NAME = 'n'.repeat(300);
+const CONTROL_NAME = 'bad\u0001name';
+const NO_RECALL_TOOL: NotHere = { none: 'MCP searches with the searcher (search_memories); it has no recall tool' };
+const NO_LIST_COMMAND: NotHere = { none: 'the CLI has no list command' };
+const NO_FLAG = (what: string): NotHere => ({ none: `the CLI has no flag for ${what}` });
+
+const search = (api: Engram, scope: Scope, options: Record<string, unknown>, query = 'green tea') =>
+  api.search(query, { scope, ...options } as never);
+const recall = (api: Engram, scope: Scope, options: Record<string, unknown>, query = 'green tea') =>
+  api.recall(query, { scope, ...options } as never);
+
+export const MISTAKES: Mistake[] = [
+  // search
+  {
+    name: 'search: empty query',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => search(api, scope, {}, '   '),
+    rest: ['POST', '/v1/search', { query: '   ' }],
+    mcp: ['search_memories', { query: '   ' }],
+    cli: ['search', '   '],
+  },
+  {
+    name: 'search: no query at all',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => api.search(undefined as never, { scope }),
+    rest: ['POST', '/v1/search', {}],
+    mcp: ['search_memories', {}],
+    cli: ['search'],
+  },
+  {
+    name: 'search: query over the length limit',
+    code: 'TEXT_TOO_LONG',
+    library: (api, scope) => search(api, scope, {}, LONG_QUERY),
+    rest: ['POST', '/v1/search', { query: LONG_QUERY }],
+    mcp: ['search_memories', { query: LONG_QUERY }],
+    cli: ['search', LONG_QUERY],
+  },
+  {
+    name: 'search: topK 0',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 0 }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 0 }],
+    mcp: ['search_memories', { query: 'q', topK: 0 }],
+    cli: ['search', 'q', '-k', '0'],
+  },
+  {
+    name: 'search: topK not an integer',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 2.5 }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 2.5 }],
+    mcp: ['search_memories', { query: 'q', topK: 2.5 }],
+    cli: ['search', 'q', '-k', '2.5'],
+  },
+  {
+    name: 'search: topK above the largest limit',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 1_000_000 }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 1_000_000 }],
+    mcp: ['search_memories', { query: 'q', topK: 1_000_000 }],
+    cli: ['search', 'q', '-k', '1000000'],
+  },
+  {
+    name: 'search: topK not a number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 'ten' }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 'ten' }],
+    mcp: ['search_memories', { query: 'q', topK: 'ten' }],
+    cli: ['search', 'q', '-k', 'ten'],
+  },
+  {
+    name: 'search: a bucket limit of 0',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { bucketLimits: { skillTopK: 0 } }),
+    rest: ['POST', '/v1/search', { query: 'q', bucketLimits: { skillTopK: 0 } }],
+    mcp: ['search_memories', { query: 'q', bucketLimits: { skillTopK: 0 } }],
+    cli: NO_FLAG('bucket limits'),
+  },
+  {
+    name: 'search: an unknown field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { colour: 'red' }),
+    rest: ['POST', '/v1/search', { query: 'q', colour: 'red' }],
+    mcp: ['search_memories', { query: 'q', colour: 'red' }],
+    cli: ['search', 'q', '--colour', 'red'],
+  },
+  {
+    name: 'search: limit instead of topK',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { limit: 5 }),
+    rest: ['POST', '/v1/search', { query: 'q', limit: 5 }],
+    mcp: ['search_memories', { query: 'q', limit: 5 }],
+    cli: { none: "-k/--limit is the CLI's name for topK" },
+  },
+  {
+    name: 'search: unknown mode',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { mode: 'psychic' }),
+    rest: ['POST', '/v1/search', { query: 'q', mode: 'psychic' }],
+    mcp: ['search_memories', { query: 'q', mode: 'psychic' }],
+    cli: ['search', 'q', '--mode', 'psychic'],
+  },
+  {
+    name: 'search: unknown memory type',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { types: ['Nope'] }),
+    rest: ['POST', '/v1/search', { query: 'q', types: ['Nope'] }],
+    mcp: ['search_memories', { query: 'q', types: ['Nope'] }],
+    cli: ['search', 'q', '--types', 'nope'],
+  },
+  {
+    name: 'search: unknown path',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { paths: ['nowhere'] }),
+    rest: ['POST', '/v1/search', { query: 'q', paths: ['nowhere'] }],
+    mcp: ['search_memories', { query: 'q', paths: ['nowhere'] }],
+    cli: ['search', 'q', '--paths', 'nowhere'],
+  },
+  {
+    name: 'search: unknown reranker',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { reranker: 'nope' }),
+    rest: ['POST', '/v1/search', { query: 'q', reranker: 'nope' }],
+    mcp: ['search_memories', { query: 'q', reranker: 'nope' }],
+    cli: ['search', 'q', '--reranker', 'nope'],
+  },
+  {
+    name: 'search: a collection name over 256 characters',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => search(api, scope, { collections: [LONG_NAME] }),
+    rest: ['POST', '/v1/search', { query: 'q', collections: [LONG_NAME] }],
+    mcp: ['search_memories', { query: 'q', collections: [LONG_NAME] }],
+    cli: ['search', 'q', '--collections', LONG_NAME],
+  },
+  {
+    name: 'search: a collection name with a control character',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => search(api, scope, { collections: [CONTROL_NAME] }),
+    rest: ['POST', '/v1/search', { query: 'q', collections: [CONTROL_NAME] }],
+    mcp: ['search_memories', { query: 'q', collections: [CONTROL_NAME] }],
+    cli: ['search', 'q', '--collections', CONTROL_NAME],
+  },
+  {
+    name: 'search: an empty list of collections',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { collections: [] }),
+    rest: ['POST', '/v1/search', { query: 'q', collections: [] }],
+    mcp: ['search_memories', { query: 'q', collections: [] }],
+    cli: ['search', 'q', '--collections', ','],
+  },
+  {
+    name: 'search: threshold not a number',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { threshold: 'high' }),
+    rest: ['POST', '/v1/search', { query: 'q', threshold: 'high' }],
+    mcp: ['search_memories', { query: 'q', threshold: 'high' }],
+    cli: ['search', 'q', '--threshold', 'high'],
+  },
+  {
+    name: 'search: deepStages out of range',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { deepStages: 9 }),
+    rest: ['POST', '/v1/search', { query: 'q', deepStages: 9 }],
+    mcp: ['search_memories', { query: 'q', deepStages: 9 }],
+    cli: NO_FLAG('deepStages'),
+  },
+  {
+    name: 'search: mmrLambda out of range',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { mmrLambda: 2 }),
+    rest: ['POST', '/v1/search', { query: 'q', mmrLambda: 2 }],
+    mcp: ['search_memories', { query: 'q', mmrLambda: 2 }],
+    cli: NO_FLAG('mmrLambda'),
+  },
+  {
+    name: 'search: an unknown priority field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { priority: { planet: 'mars' } }),
+    rest: ['POST', '/v1/search', { query: 'q', priority: { planet: 'mars' } }],
+    mcp: ['search_memories', { query: 'q', priority: { planet: 'mars' } }],
+    cli: NO_FLAG('priority'),
+  },
+  {
+    name: 'search: context over the length limit',
+    code: 'TEXT_TOO_LONG',
+    library: (api, scope) => search(api, scope, { context: LONG_QUERY }),
+    rest: ['POST', '/v1/search', { query: 'q', context: LONG_QUERY }],
+    mcp: ['search_memories', { query: 'q', context: LONG_QUERY }],
+    cli: NO_FLAG('context'),
+  },
+  {
+    name: 'search: a user over 256 characters in the scope',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => search(api, { ...scope, user: LONG_NAME }, {}),
+    rest: ['POST', '/v1/search', { query: 'q', scope: { user: LONG_NAME } }],
+    mcp: ['search_memories', { query: 'q', user: LONG_NAME }],
+    cli: ['--user', LONG_NAME, 'search', 'q'],
+  },
+  {
+    name: 'search: an unknown scope field',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => search(api, { ...scope, planet: 'mars' } as Scope, {}),
+    rest: ['POST', '/v1/search', { query: 'q', scope: { planet: 'mars' } }],
+    mcp: { none: 'MCP scope fields are top-level arguments: an unknown one is an unknown field' },
+    cli: { none: 'CLI scope fields are flags: an unknown one is an unknown option' },
+  },
+  // recall
+  {
+    name: 'recall: limit 0',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => recall(api, scope, { limit: 0 }),
+    rest: ['POST', '/v1/recall', { query: 'q', limit: 0 }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '-k', '0'],
+  },
+  {
+    name: 'recall: limit not a number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => recall(api, scope, { limit: 'ten' }),
+    rest: ['POST', '/v1/recall', { query: 'q', limit: 'ten' }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '-k', 'ten'],
+  },
+  {
+    name: 'recall: unknown profile',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { profile: 'best' }),
+    rest: ['POST', '/v1/recall', { query: 'q', profile: 'best' }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '--profile', 'best'],
+  },
+  {
+    name: 'recall: threshold out of range',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { threshold: 5 }),
+    rest: ['POST', '/v1/recall', { query: 'q', threshold: 5 }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '--threshold', '5'],
+  },
+  {
+    name: 'recall: unknown memory type',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { types: ['Nope'] }),
+    rest: ['POST', '/v1/recall', { query: 'q', types: ['Nope'] }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '--types', 'Nope'],
+  },
+  {
+    name: 'recall: topK (a search option) instead of limit',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { topK: 5 }),
+    rest: ['POST', '/v1/recall', { query: 'q', topK: 5 }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '--top-k', '5'],
+  },
+  {
+    name: 'recall: lexical weight not a number',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { lexicalWeight: 'heavy' }),
+    rest: ['POST', '/v1/recall', { query: 'q', lexicalWeight: 'heavy' }],
+    mcp: NO_RECALL_TOOL,
+    cli: NO_FLAG('lexical weights'),
+  },
+  // add
+  {
+    name: 'add: blank text',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => api.add({ text: '   ' }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: '   ' } }],
+    mcp: ['add_memory', { text: '   ' }],
+    cli: ['add', '   '],
+  },
+  {
+    name: 'add: no text at all',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => api.add({} as never, { scope }),
+    rest: ['POST', '/v1/memories', { memory: {} }],
+    mcp: ['add_memory', {}],
+    cli: ['add'],
+  },
+  {
+    name: 'add: text over the length limit',
+    code: 'TEXT_TOO_LONG',
+    library: (api, scope) => api.add({ text: LONG_TEXT }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: LONG_TEXT } }],
+    mcp: ['add_memory', { text: LONG_TEXT }],
+    cli: ['add', LONG_TEXT],
+  },
+  {
+    name: 'add: unknown memory type',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', type: 'Nope' as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', type: 'Nope' } }],
+    mcp: ['add_memory', { text: 'ok', type: 'Nope' }],
+    cli: ['add', 'ok', '--type', 'Nope'],
+  },
+  {
+    name: 'add: an unknown memory field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', colour: 'red' } as never, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', colour: 'red' } }],
+    mcp: ['add_memory', { text: 'ok', colour: 'red' }],
+    cli: ['add', 'ok', '--colour', 'red'],
+  },
+  {
+    name: 'add: statedAt not a date',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', statedAt: 'yesterday-ish' }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', statedAt: 'yesterday-ish' } }],
+    mcp: ['add_memory', { text: 'ok', statedAt: 'yesterday-ish' }],
+    cli: ['add', 'ok', '--stated-at', 'yesterday-ish'],
+  },
+  {
+    name: 'add: a user with a control character in the scope',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => api.add({ text: 'ok' }, { scope: { ...scope, user: CONTROL_NAME } }),
+    rest: ['POST', '/v1/memories', { scope: { user: CONTROL_NAME }, memory: { text: 'ok' } }],
+    mcp: ['add_memory', { text: 'ok', user: CONTROL_NAME }],
+    cli: ['--user', CONTROL_NAME, 'add', 'ok'],
+  },
+  // list and stats
+  {
+    name: 'list: limit 0',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 0 }),
+    rest: ['GET', '/v1/memories?limit=0'],
+    mcp: ['list_memories', { limit: 0 }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit not a number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 'ten' as never }),
+    rest: ['GET', '/v1/memories?limit=ten'],
+    mcp: ['list_memories', { limit: 'ten' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: unknown status',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.list({ scope, statuses: ['gone' as never] }),
+    rest: ['GET', '/v1/memories?statuses=gone'],
+    mcp: ['list_memories', { statuses: ['gone'] }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: unknown order',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.list({ scope, order: 'random' as never }),
+    rest: ['GET', '/v1/memories?order=random'],
+    mcp: { none: 'list_memories has no order argument' },
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: a cursor that is not one',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.list({ scope, cursor: 'garbage' }),
+    rest: ['GET', '/v1/memories?cursor=garbage'],
+    mcp: ['list_memories', { cursor: 'garbage' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: an unknown field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.list({ scope, colour: 'red' } as never),
+    rest: ['GET', '/v1/memories?colour=red'],
+    mcp: ['list_memories', { colour: 'red' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'stats: unknown memory type',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.stats({ scope, types: ['Nope' as never] }),
+    rest: ['GET', '/v1/stats?types=Nope'],
+    mcp: { none: 'MCP has no stats tool' },
+    cli: { none: 'engram stats has no type filter' },
+  },
+];
