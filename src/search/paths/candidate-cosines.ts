@@ -38,6 +38,10 @@ export async function storeCosines(
   const lists = await Promise.all(
     queryVectors.map((vector) => store.denseSearch({ filter, vector, model, limit: ids.length })),
   );
+  if (lists.length === 1) {
+    for (const row of lists[0] ?? []) out.set(row.id, { cosine: row.cosine, updatedAt: row.updatedAt });
+    return out;
+  }
   const seen = new Map<string, number>();
   for (const rows of lists) {
     for (const row of rows) {

@@ -13,36 +13,39 @@ export interface TokenSource {
 }
 
 /**
- * The tokens pool BM25 reads for each candidate: from the token cache when it knows this version
- * of the memory, else tokenised from the text — the memory's own, or read for every remaining
- * candidate in one store call (`getTexts`, else `get`). Candidates whose text is gone are absent.
+ * The tokens pool BM25 reads for each candidate (in the order given): from the token cache when
+ * it knows this version of the memory, else tokenised from the text — the memory's own, or read
+ * for every remaining candidate in one store call (`getTexts`, else `get`). Undefined where the
+ * text is gone. `updatedAtOf` supplies the last update of sources that carry none.
  */
 export async function candidateTokens(
   store: MemoryStore,
   tenant: string,
-  sources: Iterable<TokenSource>,
+  sources: readonly TokenSource[],
   tokenize: Tokenizer,
   cache: TokenCacheView | undefined,
-): Promise<Map<string, readonly string[]>> {
-  const out = new Map<string, readonly string[]>();
+  updatedAtOf: (id: string) => string | undefined = () => undefined,
+): Promise<Array<readonly string[] | undefined>> {
   const of = (t: MemoryText): readonly string[] =>
     cache ? cache.tokens(tokenize, t.id, t.updatedAt, t.text) : tokenize(t.text);
-  const unread = new Set<string>();
-  for (const s of sources) {
-    if (out.has(s.id)) continue;
+  const out = new Array<readonly string[] | undefined>(sources.length);
+  const unread: number[] = [];
+  sources.forEach((s, i) => {
     if (s.memory) {
-      out.set(s.id, of(s.memory));
-      continue;
+      out[i] = of(s.memory);
+      return;
     }
-    const cached = s.updatedAt === undefined ? undefined : cache?.peek(s.id, s.updatedAt);
-    if (cached) out.set(s.id, cached);
-    else unread.add(s.id);
-  }
-  const missing = [...unread].filter((id) => !out.has(id));
-  if (missing.length === 0) return out;
+    const updatedAt = s.updatedAt ?? updatedAtOf(s.id);
+    const cached = updatedAt === undefined ? undefined : cache?.peek(s.id, updatedAt);
+    if (cached) out[i] = cached;
+    else unread.push(i);
+  });
+  if (unread.length === 0) return out;
+  const ids = [...new Set(unread.map((i) => (sources[i] as TokenSource).id))];
   const texts = store.getTexts
-    ? await store.getTexts(tenant, missing)
-    : (await store.get(tenant, missing)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
-  for (const t of texts) out.set(t.id, of(t));
+    ? await store.getTexts(tenant, ids)
+    : (await store.get(tenant, ids)).map((m) => ({ id: m.id, text: m.text, updatedAt: m.updatedAt }));
+  const read = new Map(texts.map((t) => [t.id, of(t)]));
+  for (const i of unread) out[i] = read.get((sources[i] as TokenSource).id);
   return out;
 }

@@ -70,14 +70,14 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
   const entries = pools.flatMap((p) => p.entries);
   const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
   const estimates = await storeCosines(store, scope, inputs.model, unscored, queryVectors);
-  const sources = entries.map((e) => ({
-    id: e.id,
-    memory: e.memory,
-    updatedAt: e.updatedAt ?? estimates.get(e.id)?.updatedAt,
-  }));
-  const tokens = await candidateTokens(store, scope.tenant, sources, inputs.profile.tokenize, inputs.tokens);
+  const updatedAt = (id: string): string | undefined => estimates.get(id)?.updatedAt;
+  const tokens = await candidateTokens(store, scope.tenant, entries, inputs.profile.tokenize, inputs.tokens, updatedAt);
   const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
-  const fused = pools.map((pool) => fusePool(pool, tokens, estimates, queryTokens, inputs));
+  let offset = 0;
+  const fused = pools.map((pool) => {
+    const own = tokens.slice(offset, (offset += pool.entries.length));
+    return fusePool(pool, own, estimates, queryTokens, inputs);
+  });
   const needed = new Set(fused.flatMap((f) => needExact(f, 2 * f.pool.path.k)).map((d) => d.entry.id));
   const exact = await vectorCosines(store, scope.tenant, [...needed], queryVectors);
   const ranked = fused.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
@@ -92,24 +92,24 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
   return ranked.map((members, i) => toCandidates(fused[i] as FusedPool, members, memories));
 }
 
-/** The pool's documents (those whose text could be read) and their fusion with exact or estimated cosines. */
+/** The pool's documents (those whose text could be read: `tokens` follows its entries) and their fusion with exact or estimated cosines. */
 function fusePool(
   pool: PathPool,
-  tokens: ReadonlyMap<string, readonly string[]>,
+  tokens: ReadonlyArray<readonly string[] | undefined>,
   estimates: ReadonlyMap<string, StoreCosine>,
   queryTokens: readonly string[],
   inputs: PoolInputs,
 ): FusedPool {
   const noVectors = inputs.queryVectors.length === 0;
   const docs: PoolDoc[] = [];
-  for (const entry of pool.entries) {
-    const t = tokens.get(entry.id);
-    if (t === undefined) continue;
+  pool.entries.forEach((entry, i) => {
+    const t = tokens[i];
+    if (t === undefined) return;
     const dense = entry.channels.dense;
     // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
     if (dense !== undefined || noVectors) docs.push({ entry, tokens: t, cosine: dense ?? 0, exact: true });
     else docs.push({ entry, tokens: t, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
-  }
+  });
   const fusion = fuseLinear(
     queryTokens,
     docs.map((d) => ({ tokens: d.tokens, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
@@ -132,7 +132,7 @@ function needExact({ docs, fusion }: FusedPool, n: number): PoolDoc[] {
     const fused = fusion.fused[i] as number;
     low[i] = d.exact ? fused : Number.isNaN(d.cosine) ? -Infinity : fused - slack;
   });
-  const threshold = [...low].sort((a, b) => b - a)[n - 1] as number;
+  const threshold = low.slice().sort()[docs.length - n] as number;
   return docs.filter(
     (d, i) => !d.exact && (Number.isNaN(d.cosine) || (fusion.fused[i] as number) + slack >= threshold),
   );
