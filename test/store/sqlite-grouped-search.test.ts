@@ -23,7 +23,11 @@ async function filled(options: Omit<SqliteStoreOptions, 'path'>, seed: number, n
   const topics = centres(rand, dim);
   const store = createSqliteStore({ path: ':memory:', ...options });
   stores.push(store);
-  await store.insert(randomRecords(rand, n, dim, topics));
+  // Every tenth text holds a phrase (rarer than the common-word cut), so phrase terms match more rows than the bounded path reads.
+  const records = randomRecords(rand, n, dim, topics).map((r, i) =>
+    i % 10 === 0 ? { ...r, text: `ice cream ${r.text}` } : r,
+  );
+  await store.insert(records);
   return { store, rand, topics };
 }
 
@@ -75,7 +79,11 @@ describe('SQLite grouped search answers each group as its own search would', () 
       const vector = randomVector(rand, 16, topics);
       const dense = await store.denseSearchGroups({ filter, vector, model: MODEL, groups });
       expect(dense).toEqual(await perGroupDense(store, { filter, vector, model: MODEL, groups }));
-      const terms = randomText(rand, 1, 4).split(' ');
+      // Phrases (several tokens) are read from FTS5 rather than the in-memory index.
+      const terms = [
+        ...randomText(rand, 1, 4).split(' '),
+        ...(chance(0.4) ? [pick(['ice cream', 'cream ice', 'blue box'])] : []),
+      ];
       const space = chance(0.8) ? { model: MODEL, dim: 16 } : undefined;
       const lexical = await store.lexicalSearchGroups({ filter, terms, groups, space });
       expect(lexical).toEqual(await perGroupLexical(store, { filter, terms, groups, space }));

@@ -1,7 +1,7 @@
 import { topK } from '../../vector/top-k.js';
 import type { LexicalCandidate } from '../memory-store.js';
 import type { LexicalIndex, Postings } from './lexical-index.js';
-import type { SlotFilter, SlotMeta } from './vector-partition.js';
+import type { SlotFilter } from './vector-partition.js';
 
 /** One query term's matches among the index's documents. */
 export interface TermPostings extends Postings {
@@ -26,8 +26,8 @@ export interface CachedLexicalGroupsInput {
   index: LexicalIndex;
   /** At most 31 groups. */
   limits: readonly number[];
-  /** The groups that may return a row, one bit each (bit `i` for `limits[i]`). */
-  accept: (id: string, meta: SlotMeta) => number;
+  /** The groups that may return a live document, one bit each (bit `i` for `limits[i]`). */
+  accept: (doc: number) => number;
   terms: readonly TermPostings[];
 }
 
@@ -46,7 +46,8 @@ const SEEN = 2 ** 31;
  */
 export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
   const { index, filter, terms, limit } = input;
-  const accept = filter === null ? () => 1 : (id: string, meta: SlotMeta) => (filter.test(id, meta) ? 1 : 0);
+  const accept =
+    filter === null ? () => 1 : (doc: number) => (filter.test(index.idOf(doc) as string, index.metaOf(doc)) ? 1 : 0);
   return rankCachedLexicalGroups({ index, terms, limits: [limit], accept })[0] ?? [];
 }
 
@@ -74,8 +75,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
       const doc = docs[j] as number;
       let mask = masks[doc] as number;
       if (mask === 0) {
-        const id = index.idOf(doc);
-        mask = id === null ? SEEN : SEEN + accept(id, index.metaOf(doc));
+        mask = index.idOf(doc) === null ? SEEN : SEEN + accept(doc);
         masks[doc] = mask;
         if (mask !== SEEN) touched.push(doc);
       }

@@ -8,7 +8,7 @@ import {
   type TermPostings,
 } from './cached-lexical.js';
 import { ftsTerms, type FtsTerm } from './fts-text.js';
-import { termKey } from './lexical-index.js';
+import { termKey, type LexicalIndex, type Postings } from './lexical-index.js';
 import { planLexicalTerms, type LexicalPlanOptions } from './lexical-plan.js';
 import { filterPredicate } from './slot-filter.js';
 import { sqliteDialect } from './sqlite-dialect.js';
@@ -151,12 +151,63 @@ export class SqliteLexicalSearch {
     // each row tested once against the queries' common filter and sorted into them by type.
     if (rankAll && queries.length <= MAX_GROUPS_PER_PASS) {
       const limits = queries.map((q) => q.limit);
-      const accept = typeGroups(queries, partition.statuses());
+      const groups = typeGroups(queries, partition.statuses());
+      const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
       return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
     }
-    return queries.map((q) => {
-      const filter = filterPredicate(q.filter, partition.statuses());
-      return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
+    if (queries.length === 1 || queries.length > MAX_GROUPS_PER_PASS) {
+      return queries.map((q) => {
+        const filter = filterPredicate(q.filter, partition.statuses());
+        return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
+      });
+    }
+    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition.statuses()));
+  }
+
+  /**
+   * The bounded path for several queries that differ only in their types: each term's newest
+   * in-scope matches are read in one walk that hands every row to the queries it belongs to,
+   * until each has its `max(limit, lexicalScanCap)` (a phrase: the newest rows FTS5 returns, cut
+   * per query); then each query ranks its own rows, as it would alone. A row's queries are asked
+   * once (`accept`, one bit per query) and remembered for the ranking.
+   */
+  private boundedGroups(
+    index: LexicalIndex,
+    queries: LexicalQuery[],
+    kept: ReadonlyArray<FtsTerm & { keys: string[]; df: number }>,
+    accept: (id: string, meta: SlotMeta) => number,
+  ): LexicalCandidate[][] {
+    const caps = queries.map((q) => Math.max(q.limit, this.options.lexicalScanCap));
+    const known = new Uint32Array(index.docCount);
+    const groupsOf = (doc: number): number => {
+      const seen = known[doc] as number;
+      if (seen !== 0) return seen - 1;
+      const mask = accept(index.idOf(doc) ?? '', index.metaOf(doc));
+      known[doc] = mask + 1;
+      return mask;
+    };
+    const perQuery = queries.map((): TermPostings[] => []);
+    for (const term of kept) {
+      let lists: Postings[];
+      if (term.keys.length === 1) lists = index.newestByGroup(term.keys[0] as string, caps, groupsOf);
+      else {
+        const rows = this.runner
+          .prepare<[string, number], number>(
+            'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+          )
+          .pluck()
+          .all(term.expression, Math.max(...caps));
+        lists = caps.map((cap) => {
+          const docs = rows.slice(0, cap).flatMap((pk) => index.docOf(pk) ?? []);
+          return { docs, tfs: docs.map(() => 1) };
+        });
+      }
+      lists.forEach((postings, q) => perQuery[q]?.push({ ...postings, df: term.df }));
+    }
+    return queries.map((q, i) => {
+      const bit = 2 ** i;
+      const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
+      return rankCachedLexicalGroups({ index, limits: [q.limit], terms: perQuery[i] ?? [], accept: inQuery })[0] ?? [];
     });
   }
 
