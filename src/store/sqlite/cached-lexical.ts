@@ -29,6 +29,19 @@ export interface CachedLexicalGroupsInput {
   /** The groups that may return a live document, one bit each (bit `i` for `limits[i]`). */
   accept: (doc: number) => number;
   terms: readonly TermPostings[];
+  /** Working arrays of `index.docCount` zeros, handed back zeroed (saves allocating them per call). */
+  scratch?: LexicalScratch | undefined;
+}
+
+/** Per-document working arrays of a ranking pass. */
+export interface LexicalScratch {
+  scores: Float64Array;
+  masks: Uint32Array;
+}
+
+/** Zeroed working arrays for a ranking pass over `index`. */
+export function lexicalScratch(index: LexicalIndex): LexicalScratch {
+  return { scores: new Float64Array(index.docCount), masks: new Uint32Array(index.docCount) };
 }
 
 const K1 = 1.2;
@@ -59,12 +72,11 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
 export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
   const { index, limits, accept } = input;
   if (limits.length > MAX_GROUPS_PER_PASS) throw new RangeError(`at most ${MAX_GROUPS_PER_PASS} groups per pass`);
-  const n = index.docCount;
   if (index.size === 0) return limits.map(() => []);
-  const scores = new Float64Array(n);
-  // 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
-  const masks = new Uint32Array(n);
+  const { scores, masks } = input.scratch ?? lexicalScratch(index);
+  // masks: 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
   const touched: number[] = [];
+  const rejected: number[] = [];
   const mean = index.meanLength;
   for (const term of input.terms) {
     const df = term.df ?? term.docs.length;
@@ -78,6 +90,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
         mask = index.idOf(doc) === null ? SEEN : SEEN + accept(doc);
         masks[doc] = mask;
         if (mask !== SEEN) touched.push(doc);
+        else if (input.scratch) rejected.push(doc);
       }
       if (mask === SEEN) continue;
       const tf = tfs[j] as number;
@@ -91,9 +104,14 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
     const mask = masks[doc] as number;
     for (let g = 0; g < limits.length; g++) if ((mask & (2 ** g)) !== 0) (members[g] as number[]).push(doc);
   }
-  return limits.map((limit, g) => {
+  const out = limits.map((limit, g) => {
     if (limit <= 0) return [];
     const best = topK(members[g] as number[], limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
     return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
   });
+  if (input.scratch) {
+    for (const doc of touched) ((scores[doc] = 0), (masks[doc] = 0));
+    for (const doc of rejected) masks[doc] = 0;
+  }
+  return out;
 }

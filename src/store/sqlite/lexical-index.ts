@@ -163,16 +163,18 @@ export class LexicalIndex {
     const list = this.terms.get(key);
     let open = caps.filter((c) => c > 0).length;
     if (list === undefined) return out;
-    for (let i = list.docs.length - 1; i >= 0 && open > 0; i--) {
-      const doc = list.docs[i] as number;
-      const mask = this.docIds[doc] === null ? 0 : groupsOf(doc);
-      if (mask === 0) continue;
-      out.forEach((postings, g) => {
-        if ((mask & (2 ** g)) === 0 || postings.docs.length >= (caps[g] as number)) return;
+    const { docs, tfs } = list;
+    for (let i = docs.length - 1; i >= 0 && open > 0; i--) {
+      const doc = docs[i] as number;
+      // Groups of the row, one bit each, taken lowest first.
+      for (let mask = this.docIds[doc] === null ? 0 : groupsOf(doc); mask !== 0; mask &= mask - 1) {
+        const g = 31 - Math.clz32(mask & -mask);
+        const postings = out[g] as Postings;
+        if (postings.docs.length >= (caps[g] as number)) continue;
         postings.docs.push(doc);
-        postings.tfs.push(list.tfs[i] as number);
+        postings.tfs.push(tfs[i] as number);
         if (postings.docs.length === caps[g]) open--;
-      });
+      }
     }
     return out;
   }

@@ -3,6 +3,7 @@ import type { LexicalCandidate, LexicalQuery } from '../memory-store.js';
 import { filterWhere, spaceWhere } from '../sql/filter-where.js';
 import {
   MAX_GROUPS_PER_PASS,
+  lexicalScratch,
   rankCachedLexical,
   rankCachedLexicalGroups,
   type TermPostings,
@@ -204,10 +205,12 @@ export class SqliteLexicalSearch {
       }
       lists.forEach((postings, q) => perQuery[q]?.push({ ...postings, df: term.df }));
     }
+    const scratch = lexicalScratch(index);
     return queries.map((q, i) => {
       const bit = 2 ** i;
       const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
-      return rankCachedLexicalGroups({ index, limits: [q.limit], terms: perQuery[i] ?? [], accept: inQuery })[0] ?? [];
+      const terms = perQuery[i] ?? [];
+      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch })[0] ?? [];
     });
   }
 
