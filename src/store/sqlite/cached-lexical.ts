@@ -110,7 +110,10 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
     return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
   });
   if (input.scratch) {
-    for (const doc of touched) ((scores[doc] = 0), (masks[doc] = 0));
+    for (const doc of touched) {
+      scores[doc] = 0;
+      masks[doc] = 0;
+    }
     for (const doc of rejected) masks[doc] = 0;
   }
   return out;
