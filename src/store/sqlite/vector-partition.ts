@@ -258,12 +258,21 @@ export class VectorPartition {
 
   /** Runs many upserts, building the int8 copy once at the end instead of along the way. */
   bulkLoad(load: () => void): void {
-    this.bulk = true;
+    this.beginBulk();
     try {
       load();
     } finally {
-      this.bulk = false;
+      this.endBulk();
     }
+  }
+
+  /** Starts a bulk load spread over several calls (see {@link bulkLoad}); {@link endBulk} ends it. */
+  beginBulk(): void {
+    this.bulk = true;
+  }
+
+  endBulk(): void {
+    this.bulk = false;
     if (this.q8 === null) this.maybeQuantize();
   }
 
