@@ -36,6 +36,7 @@ import { validateSearchOptions } from './model/validate-search-options.js';
 import { Searcher, type SearcherDeps } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
+import type { WarmReport } from './model/warm-report.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 
@@ -237,7 +238,12 @@ export class Engram implements MemoryApi {
     }));
     await this.withRetry(() => this.store.insert(records));
     this.partitionModels.set(partitionKey(scope), embedding);
-    return this.withRetry(() => this.store.get(scope.tenant, records.map((r) => r.id)));
+    return this.withRetry(() =>
+      this.store.get(
+        scope.tenant,
+        records.map((r) => r.id),
+      ),
+    );
   }
 
   /** The memory with this id in the scope's tenant, or null. */
@@ -275,10 +281,16 @@ export class Engram implements MemoryApi {
 
   private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
     const scope = validateScope(request?.scope);
-    const check = <T extends string>(values: T[] | undefined, allowed: readonly string[], field: string): T[] | undefined => {
+    const check = <T extends string>(
+      values: T[] | undefined,
+      allowed: readonly string[],
+      field: string,
+    ): T[] | undefined => {
       if (values === undefined) return undefined;
       if (!Array.isArray(values) || values.some((v) => !allowed.includes(v))) {
-        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, { details: { field } });
+        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, {
+          details: { field },
+        });
       }
       return values;
     };
@@ -329,7 +341,8 @@ export class Engram implements MemoryApi {
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
     checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
-    if (!profile) throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
+    if (!profile)
+      throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
     const weights = resolveLexicalWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
@@ -353,7 +366,10 @@ export class Engram implements MemoryApi {
       ),
     );
     if (this.options.trackUsage !== false && result.hits.length > 0) {
-      this.recordUsage(filter.scope.tenant, result.hits.map((h) => h.memory.id));
+      this.recordUsage(
+        filter.scope.tenant,
+        result.hits.map((h) => h.memory.id),
+      );
     }
     return { query: text, ...result };
   }
@@ -373,7 +389,10 @@ export class Engram implements MemoryApi {
       web: this.options.search?.web,
       canRead: this.options.search?.canRead,
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
+      weights: resolveLexicalWeights({
+        config: this.recallDefaults.lexicalWeights,
+        env: this.options.env ?? process.env,
+      }),
       clock: this.clock,
       tokenCache: this.tokenCache,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
@@ -410,7 +429,9 @@ export class Engram implements MemoryApi {
    * Re-embeds every memory of the scope's (tenant, user) partition with `embedder` (default: this
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
-  async reembed(options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void }): Promise<number> {
+  async reembed(
+    options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+  ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
     const embedder = options.embedder ?? this.embedder;
@@ -439,6 +460,16 @@ export class Engram implements MemoryApi {
     } while (cursor);
     this.partitionModels.delete(partitionKey(scope));
     return done;
+  }
+
+  /**
+   * Loads the store's caches for the scopes it served recently (see `MemoryStore.warm`) and runs
+   * the embedder once, so the first recall after a start costs about what a warm one does.
+   */
+  async warm(): Promise<WarmReport> {
+    const start = performance.now();
+    const [report] = await Promise.all([this.store.warm?.(), this.embedder.embed(['warm up'])]);
+    return report ?? { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: performance.now() - start };
   }
 
   /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */

@@ -5,6 +5,7 @@ import type { Scope } from './scope.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filter.js';
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
+import type { WarmReport } from './warm-report.js';
 
 /** Every call names its scope: there is no shared "current user". */
 export interface Scoped {
@@ -75,5 +76,7 @@ export interface MemoryApi {
    * reranker, post-processing. Local and remote answer with the same hits, order and scores.
    */
   search(query: string, options: SearchOptions): Promise<SearchResult>;
+  /** Optional. Loads the caches of recently served scopes ahead of their first request (a server calls it once started). */
+  warm?(): Promise<WarmReport>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 import type { MemoryType } from '../model/memory-type.js';
+import type { WarmReport } from '../model/warm-report.js';
 
 /**
  * A memory ready to be written: validated, normalised, with its vector (or null when the
@@ -136,5 +137,11 @@ export interface MemoryStore {
    * in the tenant are ignored. Without it, importers replay usage through {@link recordUsage}.
    */
   setUsage?(tenant: string, usage: UsageEntry[]): Promise<void>;
+  /**
+   * Optional. Loads what the backend caches for the scopes it served recently (before the last
+   * close), so their first query after a restart costs about what a warm one does. The store keeps
+   * serving meanwhile.
+   */
+  warm?(): Promise<WarmReport>;
   close(): Promise<void>;
 }
