@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when built (npm run build), else the TypeScript sources through tsx.
+// Runs the compiled CLI when built (always, in the npm package), else — in the repository before
+// `npm run build` — the TypeScript sources through tsx.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
-const compiled = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
-if (existsSync(compiled)) {
-  await import(compiled);
+if (existsSync(new URL('../dist/cli/bin.js', import.meta.url))) {
+  await import('../dist/cli/bin.js');
 } else {
   const { register } = await import('tsx/esm/api');
   register();

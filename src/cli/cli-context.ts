@@ -37,11 +37,14 @@ export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'
 }
 
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
-export async function openEngram(options: GlobalOptions): Promise<Engram> {
+export async function openEngram(
+  options: GlobalOptions,
+  overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
+): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder });
+    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder, ...overrides });
   } catch (error) {
     await store.close();
     throw error;

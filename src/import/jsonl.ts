@@ -129,18 +129,67 @@ export interface ImportJsonlOptions extends ReadJsonlOptions {
    * @default true
    */
   validateFirst?: boolean | undefined;
-  /** Called after each stored batch with the running count and the total (when known). */
-  onProgress?: ((imported: number, total: number | null) => void) | undefined;
+  /**
+   * Resumes an interrupted import: called with each batch's ids, it answers those already
+   * stored, and their lines are skipped. Every line then needs an `id` (with `validateFirst`,
+   * checked before anything is written). @default none (every line is added)
+   */
+  storedIds?: ((ids: string[]) => Promise<ReadonlySet<string>>) | undefined;
+  /** Called after each batch with the running counts and the total (when known). */
+  onProgress?: ((imported: number, total: number | null, skipped: number) => void) | undefined;
 }
 
 /** Outcome of {@link importJsonl}. */
 export interface ImportJsonlResult {
   /** Memories handed to `addBatch` and acknowledged. */
   imported: number;
+  /** Lines skipped because `storedIds` reported their id as stored. */
+  skipped: number;
   /** `addBatch` calls made. */
   batches: number;
   /** Last line number read. */
   lines: number;
+}
+
+function missingId(file: string, line: number): EngramError {
+  return new EngramError('INVALID_INPUT', `${file}: line ${line}.id: resuming needs an id on every line`, {
+    details: { file, line },
+  });
+}
+
+/** The checking pass of {@link importJsonl}: every line valid, ids unique; returns the line count. */
+async function checkFile(file: string, options: ImportJsonlOptions): Promise<number> {
+  const ids = new Map<string, number>();
+  let total = 0;
+  for await (const { line, input } of readJsonl(file, options)) {
+    total += 1;
+    if (input.id === undefined) {
+      if (options.storedIds !== undefined) throw missingId(file, line);
+      continue;
+    }
+    const first = ids.get(input.id);
+    if (first !== undefined) {
+      throw new EngramError(
+        'INVALID_INPUT',
+        `${file}: line ${line}.id: id ${JSON.stringify(input.id)} already used on line ${first}`,
+        { details: { file, line, firstLine: first, id: input.id } },
+      );
+    }
+    ids.set(input.id, line);
+  }
+  return total;
+}
+
+/** The records of a batch whose ids `storedIds` does not report (all of them without it). */
+async function unstored(file: string, batch: JsonlRecord[], options: ImportJsonlOptions): Promise<JsonlRecord[]> {
+  if (options.storedIds === undefined) return batch;
+  const ids: string[] = [];
+  for (const { line, input } of batch) {
+    if (input.id === undefined) throw missingId(file, line);
+    ids.push(input.id);
+  }
+  const stored = await options.storedIds(ids);
+  return batch.filter(({ input }) => !stored.has(input.id as string));
 }
 
 /**
@@ -148,7 +197,8 @@ export interface ImportJsonlResult {
  * one batch at a time. With `validateFirst` (the default) nothing is written unless every line
  * is valid and ids are unique within the file. If `addBatch` itself fails, the error is
  * re-thrown with the same code, naming the line range of the failed batch and how many
- * memories earlier batches already stored (`details.imported`).
+ * memories earlier batches already stored (`details.imported`); with `storedIds`, running the
+ * same import again skips what was stored and adds the rest.
  */
 export async function importJsonl(
   file: string,
@@ -156,35 +206,18 @@ export async function importJsonl(
   options: ImportJsonlOptions = {},
 ): Promise<ImportJsonlResult> {
   const batchSize = options.batchSize ?? 256;
-  const validateFirst = options.validateFirst ?? true;
-  let total: number | null = null;
-  if (validateFirst) {
-    const ids = new Map<string, number>();
-    total = 0;
-    for await (const { line, input } of readJsonl(file, options)) {
-      total += 1;
-      if (input.id === undefined) continue;
-      const first = ids.get(input.id);
-      if (first !== undefined) {
-        throw new EngramError(
-          'INVALID_INPUT',
-          `${file}: line ${line}.id: id ${JSON.stringify(input.id)} already used on line ${first}`,
-          {
-            details: { file, line, firstLine: first, id: input.id },
-          },
-        );
-      }
-      ids.set(input.id, line);
-    }
-  }
+  const total = (options.validateFirst ?? true) ? await checkFile(file, options) : null;
   let imported = 0;
+  let skipped = 0;
   let batches = 0;
   let lines = 0;
   for await (const batch of readJsonlBatches(file, batchSize, options)) {
     const firstLine = (batch[0] as JsonlRecord).line;
     const lastLine = (batch[batch.length - 1] as JsonlRecord).line;
+    let fresh: JsonlRecord[] = [];
     try {
-      await addBatch(batch.map((r) => r.input));
+      fresh = await unstored(file, batch, options);
+      if (fresh.length > 0) await addBatch(fresh.map((r) => r.input));
     } catch (error) {
       const code = isEngramError(error) ? error.code : 'STORE_ERROR';
       const message = error instanceof Error ? error.message : String(error);
@@ -198,10 +231,11 @@ export async function importJsonl(
         },
       );
     }
-    imported += batch.length;
-    batches += 1;
+    imported += fresh.length;
+    skipped += batch.length - fresh.length;
+    if (fresh.length > 0) batches += 1;
     lines = lastLine;
-    options.onProgress?.(imported, total);
+    options.onProgress?.(imported, total, skipped);
   }
-  return { imported, batches, lines };
+  return { imported, skipped, batches, lines };
 }

@@ -2,7 +2,8 @@ import type { Embedder } from '../embed/embedder.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { SearchOptions } from '../model/search-options.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../model/search-result.js';
-import { DEFAULT_LEXICAL_WEIGHTS, type LexicalWeights } from '../recall/lexical-weights.js';
+import type { LexicalWeights } from '../recall/lexical-weights.js';
+import type { PoolDocument } from '../recall/pool-document.js';
 import { ENGRAM_PROFILE, type RecallProfileSpec } from '../recall/recall-profile.js';
 import { TokenCache } from '../recall/token-cache.js';
 import type { MemoryStore } from '../store/memory-store.js';
@@ -39,9 +40,9 @@ export interface SearcherDeps {
   recordUsage?: ((tenant: string, ids: string[]) => void) | undefined;
   /** The fusion profile (tokenizer, BM25). @default ENGRAM_PROFILE */
   profile?: RecallProfileSpec | undefined;
-  /** Candidates' tokens reused across searches (share the core recall's). @default a cache of the searcher's own */
+  /** Candidates' pool documents reused across searches (share the core recall's). @default a cache of the searcher's own */
   tokenCache?: TokenCache | undefined;
-  /** @default DEFAULT_LEXICAL_WEIGHTS (0.15 / 0.30) */
+  /** @default the profile's own (`profile.resolveWeights({})`: 0.5 / 0.5 for ENGRAM_PROFILE) */
   weights?: LexicalWeights | undefined;
   segmenter?: CjkSegmenter | undefined;
   /** Monotonic ms. @default performance.now */
@@ -182,8 +183,8 @@ export class Searcher {
       topK: settings.topK,
       limits: settings.limits,
       profile,
-      tokens: this.tokenCache.view(profile.name, options.scope.tenant),
-      weights: this.deps.weights ?? DEFAULT_LEXICAL_WEIGHTS,
+      documents: this.tokenCache.view<PoolDocument>(profile.name, options.scope.tenant),
+      weights: this.deps.weights ?? profile.resolveWeights({}),
       reranker: settings.reranker,
       fulltext: planning.fulltext,
       priority: options.priority,

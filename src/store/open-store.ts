@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { EngramError } from '../model/errors.js';
 import type { MemoryStore } from './memory-store.js';
 import type { PostgresStoreOptions } from './postgres/postgres-store-options.js';
@@ -61,8 +59,9 @@ export function resolveStoreSpec(spec: string | undefined, options: OpenStoreOpt
 
 /**
  * Opens the store a spec names (see {@link resolveStoreSpec}), importing only that backend.
- * SQLite parent folders are created. PostgreSQL connects (failing fast on a bad URL or an
- * unreachable server, with EngramError CONFIG_ERROR / STORE_ERROR / TIMEOUT) and migrates.
+ * SQLite parent folders are created (by createSqliteStore). PostgreSQL connects (failing fast on
+ * a bad URL or an unreachable server, with EngramError CONFIG_ERROR / STORE_ERROR / TIMEOUT) and
+ * migrates.
  */
 export async function openStore(spec: string | undefined, options: OpenStoreOptions = {}): Promise<MemoryStore> {
   const target = resolveStoreSpec(spec, options);
@@ -76,13 +75,6 @@ export async function openStore(spec: string | undefined, options: OpenStoreOpti
       return createPgliteStore({ ...options.postgres, dataDir: target.dataDir });
     }
     case 'sqlite': {
-      if (target.path !== ':memory:') {
-        try {
-          mkdirSync(dirname(target.path), { recursive: true });
-        } catch (cause) {
-          throw new EngramError('CONFIG_ERROR', `cannot create the folder for ${target.path}`, { cause });
-        }
-      }
       const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
       return createSqliteStore({ ...options.sqlite, path: target.path });
     }

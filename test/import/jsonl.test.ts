@@ -106,7 +106,7 @@ describe('importJsonl', () => {
       batchSize: 3,
       onProgress: (n, total) => progress.push([n, total]),
     });
-    expect(result).toEqual({ imported: 7, batches: 3, lines: 7 });
+    expect(result).toEqual({ imported: 7, skipped: 0, batches: 3, lines: 7 });
     expect(seen.map((b) => b.length)).toEqual([3, 3, 1]);
     expect(progress).toEqual([
       [3, 7],
@@ -153,6 +153,74 @@ describe('importJsonl', () => {
         /lines 3-4: batch rejected \(2 memories from earlier batches were stored\): disk full/,
       ),
       details: expect.objectContaining({ firstLine: 3, lastLine: 4, imported: 2 }),
+    });
+  });
+});
+
+describe('importJsonl resuming (storedIds)', () => {
+  const lines = (n: number): string =>
+    Array.from({ length: n }, (_, i) => JSON.stringify({ id: `id-${i}`, text: `m${i}` })).join('\n');
+
+  it('skips the ids already stored and adds the rest, counting both', async () => {
+    const file = await fixture(lines(7));
+    const stored = new Set(['id-0', 'id-1', 'id-2', 'id-4']);
+    const added: string[] = [];
+    const asked: string[][] = [];
+    const progress: Array<[number, number | null, number]> = [];
+    const result = await importJsonl(file, async (inputs) => void added.push(...inputs.map((i) => i.id as string)), {
+      batchSize: 3,
+      storedIds: async (ids) => {
+        asked.push(ids);
+        return new Set(ids.filter((id) => stored.has(id)));
+      },
+      onProgress: (imported, total, skipped) => progress.push([imported, total, skipped]),
+    });
+    expect(asked).toEqual([['id-0', 'id-1', 'id-2'], ['id-3', 'id-4', 'id-5'], ['id-6']]);
+    expect(added).toEqual(['id-3', 'id-5', 'id-6']);
+    // A batch whose lines are all stored makes no addBatch call.
+    expect(result).toEqual({ imported: 3, skipped: 4, batches: 2, lines: 7 });
+    expect(progress).toEqual([
+      [0, 7, 3],
+      [2, 7, 4],
+      [3, 7, 4],
+    ]);
+  });
+
+  it('needs an id on every line, and says so before writing anything', async () => {
+    const file = await fixture([JSON.stringify({ id: 'a', text: 'x' }), JSON.stringify({ text: 'no id' })].join('\n'));
+    let calls = 0;
+    await expect(
+      importJsonl(file, async () => void (calls += 1), { batchSize: 1, storedIds: async () => new Set() }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/line 2\.id: resuming needs an id/),
+    });
+    expect(calls).toBe(0);
+    await expect(
+      importJsonl(file, async () => void (calls += 1), {
+        batchSize: 1,
+        validateFirst: false,
+        storedIds: async () => new Set(),
+      }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/line 2\.id: resuming needs an id/),
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('names the batch when the lookup itself fails', async () => {
+    const file = await fixture(lines(4));
+    const error = await importJsonl(file, async () => undefined, {
+      batchSize: 2,
+      storedIds: async (ids) => {
+        if (ids.includes('id-2')) throw new Error('database locked');
+        return new Set();
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'STORE_ERROR',
+      message: expect.stringMatching(/lines 3-4: batch rejected \(2 memories .*database locked/),
     });
   });
 });

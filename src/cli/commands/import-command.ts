@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { EngramError } from '../../model/errors.js';
-import { importJsonl } from '../../import/jsonl.js';
+import { EngramError, isEngramError } from '../../model/errors.js';
+import { MEMORY_STATUSES } from '../../model/memory-type.js';
+import type { Scope } from '../../model/scope.js';
+import { importJsonl, type ImportJsonlResult } from '../../import/jsonl.js';
 import { parseLocomo } from '../../import/locomo.js';
 import type { Engram } from '../../engram.js';
 import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
@@ -13,6 +15,51 @@ interface ImportFlags {
   batch: number;
   observations?: boolean;
   quiet?: boolean;
+  resume?: boolean;
+}
+
+/** Ids per lookup when resuming (a list page holds at most 1000). */
+const LOOKUP_CHUNK = 500;
+
+/** Which of `ids` are stored in `scope`, in any status (an archived memory still holds its id). */
+async function storedIds(engram: Engram, scope: Scope, ids: string[]): Promise<ReadonlySet<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+    const chunk = ids.slice(i, i + LOOKUP_CHUNK);
+    const page = await engram.list({ scope, ids: chunk, statuses: [...MEMORY_STATUSES], limit: chunk.length });
+    for (const memory of page.items) found.add(memory.id);
+  }
+  return found;
+}
+
+async function importJsonlFile(
+  engram: Engram,
+  file: string,
+  scope: Scope,
+  flags: ImportFlags,
+): Promise<ImportJsonlResult> {
+  const progress = createProgress('import', flags.quiet);
+  try {
+    return await importJsonl(file, (inputs) => engram.addMany(inputs, { scope }), {
+      batchSize: flags.batch,
+      storedIds: flags.resume ? (ids) => storedIds(engram, scope, ids) : undefined,
+      onProgress: (imported, total, skipped) => progress.update(imported + skipped, total),
+    });
+  } catch (error) {
+    if (isEngramError(error, 'CONFLICT') && !flags.resume) {
+      throw new EngramError(
+        'CONFLICT',
+        `${error.message} (to resume an interrupted import, run it again with --resume)`,
+        {
+          cause: error,
+          details: error.details,
+        },
+      );
+    }
+    throw error;
+  } finally {
+    progress.stop();
+  }
 }
 
 async function detectFormat(file: string): Promise<'jsonl' | 'locomo'> {
@@ -24,7 +71,10 @@ async function detectFormat(file: string): Promise<'jsonl' | 'locomo'> {
 async function importLocomo(engram: Engram, file: string, options: GlobalOptions, flags: ImportFlags): Promise<number> {
   const data: unknown = JSON.parse(await readFile(file, 'utf8'));
   const conversations = parseLocomo(data);
-  const total = conversations.reduce((n, c) => n + c.memories.length + (flags.observations ? c.observations.length : 0), 0);
+  const total = conversations.reduce(
+    (n, c) => n + c.memories.length + (flags.observations ? c.observations.length : 0),
+    0,
+  );
   const progress = createProgress('import', flags.quiet);
   let done = 0;
   try {
@@ -54,29 +104,30 @@ export function registerImport(program: Command, globals: () => GlobalOptions): 
     .option('--format <format>', 'auto, jsonl or locomo', 'auto')
     .option('--batch <n>', 'memories per transaction', parseNumber, 256)
     .option('--observations', 'LoCoMo: also import observation facts as LongTermMemory')
-    .option('-q, --quiet', 'no progress bar')
+    .option('-q, --quiet', 'no progress (a bar on a terminal, else a line a second on stderr)')
+    .option('--resume', 'JSONL: skip lines whose id is already stored (finish an interrupted import)')
     .action(async (file: string, flags: ImportFlags) => {
       const options = globals();
       if (!['auto', 'jsonl', 'locomo'].includes(flags.format)) {
         throw new EngramError('INVALID_INPUT', `--format must be auto, jsonl or locomo`);
       }
       const format = flags.format === 'auto' ? await detectFormat(file) : flags.format;
+      if (format === 'locomo' && flags.resume) {
+        throw new EngramError('INVALID_INPUT', '--resume needs a JSONL file with an id on every line');
+      }
       const started = performance.now();
-      const count = await withEngram(options, async (engram) => {
-        if (format === 'locomo') return importLocomo(engram, file, options, flags);
-        const progress = createProgress('import', flags.quiet);
-        try {
-          const result = await importJsonl(file, (inputs) => engram.addMany(inputs, { scope: scopeOf(options) }), {
-            batchSize: flags.batch,
-            onProgress: (done, total) => progress.update(done, total),
-          });
-          return result.imported;
-        } finally {
-          progress.stop();
-        }
-      });
+      const { imported, skipped } = await withEngram(options, async (engram) =>
+        format === 'locomo'
+          ? { imported: await importLocomo(engram, file, options, flags), skipped: 0 }
+          : importJsonlFile(engram, file, scopeOf(options), flags),
+      );
       const seconds = (performance.now() - started) / 1000;
-      const summary = { imported: count, format, seconds: Number(seconds.toFixed(2)) };
-      console.log(options.json ? JSON.stringify(summary) : `imported ${count} memories (${format}) in ${seconds.toFixed(1)} s`);
+      const summary = { imported, skipped, format, seconds: Number(seconds.toFixed(2)) };
+      const skippedNote = skipped > 0 ? `, skipped ${skipped} already stored` : '';
+      console.log(
+        options.json
+          ? JSON.stringify(summary)
+          : `imported ${imported} memories (${format}) in ${seconds.toFixed(1)} s${skippedNote}`,
+      );
     });
 }

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listKeys, createKey } from '../../auth/key-admin.js';
 import { importJsonl } from '../../import/jsonl.js';
 import { curlExample } from '../../server/curl-example.js';
 import { openDefaultEngram } from '../../open-default-engram.js';
 import { startServer } from '../../server/start-server.js';
+import { DEFAULT_INSPECTOR_ROOT } from '../../server/static-inspector.js';
 import type { GlobalOptions } from '../cli-context.js';
 import { engramOptionsFromEnv, openEngram } from '../cli-context.js';
 import { parseNumber } from '../parse-option.js';
@@ -69,7 +71,8 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         },
       });
       console.log(`Engram listening on ${server.url} (data in ${dataDir})`);
-      console.log(`Memory inspector: ${server.url}/inspector/ (npm start builds it; otherwise npm run build:web)`);
+      const built = existsSync(join(DEFAULT_INSPECTOR_ROOT, 'index.html'));
+      console.log(`Memory inspector: ${server.url}/inspector/${built ? '' : ' (not built yet: npm run build:web)'}`);
       if (demoKey) console.log(`\nAPI key for tenant ${options.tenant} (shown once):\n  export ENGRAM_API_KEY=${demoKey}`);
       else console.log(`\nCreate a key with: npx engram keys create --tenant ${options.tenant} --data-dir ${flags.dataDir}`);
       console.log(`\nTry it:\n${curlExample(server.url)}\n\nCtrl-C or SIGTERM stops the server after in-flight requests finish.`);

@@ -132,7 +132,7 @@ async function rankedPools(
       queryVectors: query.queryVectors,
       profile: context.profile,
       weights: context.weights,
-      tokens: context.tokens,
+      documents: context.documents,
     });
   } catch (error: unknown) {
     const message = error instanceof Error ? error.message : String(error);

@@ -3,6 +3,7 @@ import type { BucketLimits } from '../../model/bucket-limits.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
 import type { Scope } from '../../model/scope.js';
 import type { LexicalWeights } from '../../recall/lexical-weights.js';
+import type { PoolDocument } from '../../recall/pool-document.js';
 import type { RecallProfileSpec } from '../../recall/recall-profile.js';
 import type { TokenCacheView } from '../../recall/token-cache.js';
 import type { MemoryStore } from '../../store/memory-store.js';
@@ -25,8 +26,8 @@ export interface StageContext {
   topK: number;
   limits: BucketLimits;
   profile: RecallProfileSpec;
-  /** Candidates' tokens reused across searches (the profile's tokenizer, the search's tenant). */
-  tokens?: TokenCacheView | undefined;
+  /** Candidates' pool documents reused across searches (the profile's, the search's tenant; the core recall's view). */
+  documents?: TokenCacheView<PoolDocument> | undefined;
   weights: LexicalWeights;
   reranker: Reranker;
   fulltext: boolean;

@@ -1,11 +1,12 @@
 import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
-import { fuseLinear, type LinearFusionResult } from '../../recall/linear-fusion.js';
+import type { PoolDocument } from '../../recall/pool-document.js';
+import { scorePool, type PoolScores } from '../../recall/rank-pool.js';
 import type { TokenCacheView } from '../../recall/token-cache.js';
 import { topK } from '../../vector/top-k.js';
 import type { MergedCandidate } from '../channels/run-channels.js';
 import { COSINE_SLACK, storeCosines, vectorCosines, type StoreCosine } from './candidate-cosines.js';
-import { candidateTokens } from './candidate-tokens.js';
+import { candidateDocuments } from './candidate-documents.js';
 import type { PathInputs } from './path-inputs.js';
 import type { SearchCandidate } from './search-candidate.js';
 import type { StagePath } from './stage-channels.js';
@@ -26,14 +27,14 @@ export interface PoolInputs extends Pick<
 > {
   /** The search's scope without its collection: every pool's rows are inside it. */
   scope: Scope;
-  /** Reuses candidates' tokens across searches. @default none */
-  tokens?: TokenCacheView | undefined;
+  /** Reuses candidates' pool documents across searches. @default none */
+  documents?: TokenCacheView<PoolDocument> | undefined;
 }
 
 /** A pool candidate as the fusion sees it; a cosine that is not `exact` is the store's estimate, or NaN when unknown. */
 interface PoolDoc {
   entry: MergedCandidate;
-  tokens: readonly string[];
+  document: PoolDocument;
   cosine: number;
   exact: boolean;
 }
@@ -41,7 +42,7 @@ interface PoolDoc {
 interface FusedPool {
   pool: PathPool;
   docs: PoolDoc[];
-  fusion: LinearFusionResult;
+  fusion: PoolScores;
 }
 
 /** A ranked pool member: its document and its exact cosine and fused score. */
@@ -53,17 +54,20 @@ interface Ranked {
 }
 
 /**
- * Ranks every path pool of a stage exactly as each path alone would (`fuseLinear` over its pool
- * with the best cosine over the query vectors; the best `2·k` by fused score, cosine, id), with
- * each kind of row read once for all pools:
+ * Ranks every path pool of a stage exactly as each path alone would (`scorePool`, the profile's
+ * fusion, over its pool with the best cosine over the query vectors; the best `2·k` by fused
+ * score, cosine, id), with each kind of row read once for all pools:
  * 1. cosines of the candidates no dense channel scored, estimated by the store (one dense search
  *    restricted to their ids per query vector, from its vector cache);
- * 2. tokens, from the token cache or one text read;
- * 3. per pool, the fusion with those estimates; a candidate whose best possible fused score is
- *    below the `2·k`-th worst possible one cannot make the cut, so only the others need the exact
- *    cosine the per-path searcher computes (`maxCosine` of the stored vector) — one vector read;
- * 4. the memories of the ranked candidates no channel brought — one row read, of the `keep`
- *    best of each pool only.
+ * 2. pool documents, from the cache or one read (texts, or whole rows for the spread fusion);
+ * 3. per pool, the fusion with those estimates. The linear fusion is linear in the cosine: a
+ *    candidate whose best possible fused score is below the `2·k`-th worst possible one cannot
+ *    make the cut, so only the others need the exact cosine the per-path searcher computes
+ *    (`maxCosine` of the stored vector). The spread fusion weighs the cosine by its spread over
+ *    the pool, so every candidate needs it — one vector read either way, then a spread pool is
+ *    scored again with exact cosines;
+ * 4. the memories of the ranked candidates no channel brought and no earlier read returned — one
+ *    row read, of the `keep` best of each pool only.
  */
 export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInputs): Promise<SearchCandidate[][]> {
   const { store, scope, queryVectors } = inputs;
@@ -71,31 +75,45 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
   const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
   const estimates = await storeCosines(store, scope, inputs.model, unscored, queryVectors);
   const updatedAt = (id: string): string | undefined => estimates.get(id)?.updatedAt;
-  const tokens = await candidateTokens(store, scope.tenant, entries, inputs.profile.tokenize, inputs.tokens, updatedAt);
+  const memories = new Map<string, Memory>();
+  const documents = await candidateDocuments(
+    store,
+    scope.tenant,
+    entries,
+    inputs.profile,
+    inputs.documents,
+    updatedAt,
+    memories,
+  );
   const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
   let offset = 0;
   const fused = pools.map((pool) => {
-    const own = tokens.slice(offset, (offset += pool.entries.length));
+    const own = documents.slice(offset, (offset += pool.entries.length));
     return fusePool(pool, own, estimates, queryTokens, inputs);
   });
-  const needed = new Set(fused.flatMap((f) => needExact(f, 2 * f.pool.path.k)).map((d) => d.entry.id));
+  const spread = inputs.profile.fusion === 'spread';
+  const needed = new Set(
+    fused
+      .flatMap((f) => (spread ? f.docs.filter((d) => !d.exact) : needExact(f, 2 * f.pool.path.k)))
+      .map((d) => d.entry.id),
+  );
   const exact = await vectorCosines(store, scope.tenant, [...needed], queryVectors);
-  const ranked = fused.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
+  const final = spread ? fused.map((f) => rescore(f, exact, queryTokens, inputs)) : fused;
+  const ranked = final.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
   const unloaded = new Set(
     ranked
       .flat()
-      .filter((r) => !r.doc.entry.memory)
+      .filter((r) => !r.doc.entry.memory && !memories.has(r.doc.entry.id))
       .map((r) => r.doc.entry.id),
   );
-  const loaded = unloaded.size > 0 ? await store.get(scope.tenant, [...unloaded]) : [];
-  const memories = new Map<string, Memory>(loaded.map((m) => [m.id, m]));
-  return ranked.map((members, i) => toCandidates(fused[i] as FusedPool, members, memories));
+  if (unloaded.size > 0) for (const m of await store.get(scope.tenant, [...unloaded])) memories.set(m.id, m);
+  return ranked.map((members, i) => toCandidates(final[i] as FusedPool, members, memories));
 }
 
-/** The pool's documents (those whose text could be read: `tokens` follows its entries) and their fusion with exact or estimated cosines. */
+/** The pool's documents (those that could be read: `documents` follows its entries) and their fusion with exact or estimated cosines. */
 function fusePool(
   pool: PathPool,
-  tokens: ReadonlyArray<readonly string[] | undefined>,
+  documents: ReadonlyArray<PoolDocument | undefined>,
   estimates: ReadonlyMap<string, StoreCosine>,
   queryTokens: readonly string[],
   inputs: PoolInputs,
@@ -103,19 +121,33 @@ function fusePool(
   const noVectors = inputs.queryVectors.length === 0;
   const docs: PoolDoc[] = [];
   pool.entries.forEach((entry, i) => {
-    const t = tokens[i];
-    if (t === undefined) return;
+    const document = documents[i];
+    if (document === undefined) return;
     const dense = entry.channels.dense;
     // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
-    if (dense !== undefined || noVectors) docs.push({ entry, tokens: t, cosine: dense ?? 0, exact: true });
-    else docs.push({ entry, tokens: t, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
+    if (dense !== undefined || noVectors) docs.push({ entry, document, cosine: dense ?? 0, exact: true });
+    else docs.push({ entry, document, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
   });
-  const fusion = fuseLinear(
+  return { pool, docs, fusion: fuse(docs, queryTokens, inputs) };
+}
+
+function fuse(docs: readonly PoolDoc[], queryTokens: readonly string[], inputs: PoolInputs): PoolScores {
+  return scorePool(
     queryTokens,
-    docs.map((d) => ({ tokens: d.tokens, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
-    { weights: inputs.weights, tokenize: inputs.profile.tokenize, bm25: inputs.profile.bm25 },
+    docs.map((d) => ({ ...d.document, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
+    { weights: inputs.weights, profile: inputs.profile },
   );
-  return { pool, docs, fusion };
+}
+
+/** A spread pool scored again with every candidate's exact cosine (its weights depend on them all). */
+function rescore(
+  { pool, docs }: FusedPool,
+  exact: ReadonlyMap<string, number>,
+  queryTokens: readonly string[],
+  inputs: PoolInputs,
+): FusedPool {
+  const exactDocs = docs.map((d): PoolDoc => (d.exact ? d : { ...d, cosine: exact.get(d.entry.id) ?? 0, exact: true }));
+  return { pool, docs: exactDocs, fusion: fuse(exactDocs, queryTokens, inputs) };
 }
 
 /**

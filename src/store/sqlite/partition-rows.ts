@@ -1,4 +1,5 @@
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import { VALID_FROM_SQL } from '../sql/filter-where.js';
 import type { SlotMeta } from './vector-partition.js';
 
 /** Partition key for a query without a user: every user of the tenant. */
@@ -20,13 +21,16 @@ export interface VectorRow {
   key: string | null;
   tags: string;
   updated_at: string;
+  valid_from: string;
+  valid_to: string | null;
 }
 
 /** The columns of {@link VectorRow}, over alias `m`. */
 export const VECTOR_COLUMNS =
   'm.pk AS pk, m.id AS id, m.user_id AS user_id, m.embed_model AS embed_model, m.embed_dim AS embed_dim, ' +
   'm.vector AS vector, m.status AS status, m.type AS type, m.agent_id AS agent_id, m.session_id AS session_id, ' +
-  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at';
+  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at, ' +
+  `${VALID_FROM_SQL} AS valid_from, m.valid_to AS valid_to`;
 
 /** The rows of a partition, as a WHERE fragment over alias `m`. */
 export function partitionWhere(
@@ -60,6 +64,8 @@ export function metaOf(row: VectorRow): SlotMeta {
     key: row.key,
     tags,
     updatedAt: row.updated_at,
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
     pk: row.pk,
   };
 }

@@ -15,7 +15,7 @@ import { filterPredicate } from './slot-filter.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import type { SqliteRunner } from './sqlite-runner.js';
 import { ALL_USERS, type VectorCache } from './vector-cache.js';
-import type { SlotFilter, SlotMeta } from './vector-partition.js';
+import type { SlotFilter, SlotMeta, VectorPartition } from './vector-partition.js';
 
 /** The lexical options of the SQLite store (see `SqliteStoreOptions`). */
 export interface SqliteLexicalOptions {
@@ -152,17 +152,17 @@ export class SqliteLexicalSearch {
     // each row tested once against the queries' common filter and sorted into them by type.
     if (rankAll && queries.length <= MAX_GROUPS_PER_PASS) {
       const limits = queries.map((q) => q.limit);
-      const groups = typeGroups(queries, partition.statuses());
+      const groups = typeGroups(queries, partition);
       const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
       return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
     }
     if (queries.length === 1 || queries.length > MAX_GROUPS_PER_PASS) {
       return queries.map((q) => {
-        const filter = filterPredicate(q.filter, partition.statuses());
+        const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
         return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
       });
     }
-    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition.statuses()));
+    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition));
   }
 
   /**
@@ -289,8 +289,12 @@ export class SqliteLexicalSearch {
  * For queries that differ only in their types: the groups of a row, one bit per query, testing
  * the rest of the filter once.
  */
-function typeGroups(queries: LexicalQuery[], statuses: ReadonlySet<string>): (id: string, meta: SlotMeta) => number {
-  const common = filterPredicate({ ...(queries[0] as LexicalQuery).filter, types: undefined }, statuses);
+function typeGroups(queries: LexicalQuery[], partition: VectorPartition): (id: string, meta: SlotMeta) => number {
+  const common = filterPredicate(
+    { ...(queries[0] as LexicalQuery).filter, types: undefined },
+    partition.statuses(),
+    (at) => partition.coversValidAt(at),
+  );
   const anyType = queries.reduce((bits, q, i) => (q.filter.types === undefined ? bits + 2 ** i : bits), 0);
   const byType = new Map<string, number>();
   queries.forEach((q, i) => {

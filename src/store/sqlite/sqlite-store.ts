@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EngramError } from '../../model/errors.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
@@ -283,13 +285,15 @@ export class SqliteStore extends SqlMemoryStore {
     // A short id list is looked up slot by slot rather than tested against every cached row
     // (the rest of the filter is still tested on each).
     if (filter.ids !== undefined && filter.ids.length <= partition.size / 8) {
-      const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses());
+      const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses(), (at) =>
+        partition.coversValidAt(at),
+      );
       return partition.searchIds(unit, filter.ids, query.limit, rest);
     }
     return partition.search(
       unit,
       query.limit,
-      filterPredicate(filter, partition.statuses()),
+      filterPredicate(filter, partition.statuses(), (at) => partition.coversValidAt(at)),
       this.options.searchThreads,
     );
   }
@@ -315,7 +319,7 @@ export class SqliteStore extends SqlMemoryStore {
         const partition = cache.partition(tenant, query.model, unit.length, user ?? ALL_USERS);
         const groups = queries.map((q) => ({
           limit: q.limit,
-          filter: filterPredicate(q.filter, partition.statuses()),
+          filter: filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at)),
         }));
         return partition.searchGroups(unit, groups, this.options.searchThreads);
       });
@@ -356,13 +360,21 @@ export class SqliteStore extends SqlMemoryStore {
 }
 
 /**
- * Opens (and by default migrates) a SQLite store. `path: ':memory:'` gives a private in-memory
- * database. Throws EngramError('STORE_ERROR' | 'STORE_BUSY' | 'MIGRATION_ERROR') when the file
+ * Opens (and by default migrates) a SQLite store, creating the file's folder when missing.
+ * `path: ':memory:'` gives a private in-memory database. Throws EngramError('CONFIG_ERROR') when
+ * the folder cannot be created, ('STORE_ERROR' | 'STORE_BUSY' | 'MIGRATION_ERROR') when the file
  * cannot be opened or migrated.
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (options === null || typeof options !== 'object' || typeof options.path !== 'string') {
     throw new EngramError('CONFIG_ERROR', 'createSqliteStore needs a path (a file or ":memory:")');
+  }
+  if (options.path !== ':memory:' && options.path !== '') {
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+    } catch (cause) {
+      throw new EngramError('CONFIG_ERROR', `cannot create the folder for ${options.path}`, { cause });
+    }
   }
   return new SqliteStore(options);
 }
