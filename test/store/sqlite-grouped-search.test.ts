@@ -24,9 +24,16 @@ async function filled(options: Omit<SqliteStoreOptions, 'path'>, seed: number, n
   const store = createSqliteStore({ path: ':memory:', ...options });
   stores.push(store);
   // Every tenth text holds a phrase (rarer than the common-word cut), so phrase terms match more rows than the bounded path reads.
-  const records = randomRecords(rand, n, dim, topics).map((r, i) =>
-    i % 10 === 0 ? { ...r, text: `ice cream ${r.text}` } : r,
-  );
+  // Some rows start being true later, some stopped being true: a validAt filter drops them.
+  const records = randomRecords(rand, n, dim, topics)
+    .map((r, i) => (i % 10 === 0 ? { ...r, text: `ice cream ${r.text}` } : r))
+    .map((r, i) =>
+      i % 7 === 1
+        ? { ...r, validFrom: '2030-01-01T00:00:00.000Z' }
+        : i % 7 === 2
+          ? { ...r, validFrom: '2020-01-01T00:00:00.000Z', validTo: '2020-06-01T00:00:00.000Z' }
+          : r,
+    );
   await store.insert(records);
   return { store, rand, topics };
 }
@@ -74,7 +81,13 @@ describe('SQLite grouped search answers each group as its own search would', () 
         ...(chance(0.8) ? { user: 'u1' } : {}),
         ...(chance(0.2) ? { collection: pick(['ca', 'cb']) } : {}),
       };
-      const filter = { scope, ...(chance(0.2) ? { statuses: ['activated' as const, 'archived' as const] } : {}) };
+      const filter = {
+        scope,
+        ...(chance(0.2) ? { statuses: ['activated' as const, 'archived' as const] } : {}),
+        ...(chance(0.3)
+          ? { validAt: pick(['2020-03-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2031-01-01T00:00:00.000Z']) }
+          : {}),
+      };
       const groups = randomGroups(rand);
       const vector = randomVector(rand, 16, topics);
       const dense = await store.denseSearchGroups({ filter, vector, model: MODEL, groups });
