@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import { LexicalIndex } from './lexical-index.js';
 import { VECTOR_COLUMNS, blobVector, metaOf, partitionWhere, type VectorRow } from './partition-rows.js';
 import { VectorPartition } from './vector-partition.js';
@@ -29,13 +29,13 @@ export class PartitionLoader {
   readonly startSeq: number;
   /** Rows skipped because their blob had the wrong length. */
   corruptSkipped = 0;
-  private readonly chunk: Database.Statement<unknown[], VectorRow & { text: string }>;
+  private readonly chunk: SqliteStatement<unknown[], VectorRow & { text: string }>;
   private readonly params: unknown[];
   private lastPk = 0;
   private done = false;
 
   constructor(
-    db: Database.Database,
+    db: SqliteDatabase,
     readonly key: PartitionKey,
     options: { quantizeAbove: number },
   ) {
