@@ -33,7 +33,8 @@ import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
 import type { SearchOptions } from '../src/model/search-options.js';
 import type { SearchResult } from '../src/model/search-result.js';
-import { resolveLexicalWeights, type LexicalWeights } from '../src/recall/lexical-weights.js';
+import type { LexicalWeights } from '../src/recall/lexical-weights.js';
+import { ENGRAM_PROFILE } from '../src/recall/recall-profile.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
@@ -180,7 +181,8 @@ async function baselineSearch(dir: string, store: MemoryStore, embedder: Embedde
   const { Searcher } = (await import(url)) as {
     Searcher: new (deps: { store: MemoryStore; embedder: Embedder; weights: LexicalWeights }) => { search: SearchFn };
   };
-  const searcher = new Searcher({ store, embedder, weights: resolveLexicalWeights({ env: process.env }) });
+  // The weights Engram gives its own searcher (the profile's, with the environment's overrides).
+  const searcher = new Searcher({ store, embedder, weights: ENGRAM_PROFILE.resolveWeights({ env: process.env }) });
   return (query, options) => searcher.search(query, options);
 }
 

@@ -86,12 +86,13 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
     memories,
   );
   const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
+  // The spread fusion's weights depend on every cosine of the pool: it is scored once, with exact ones.
+  const spread = inputs.profile.fusion === 'spread';
   let offset = 0;
   const fused = pools.map((pool) => {
     const own = documents.slice(offset, (offset += pool.entries.length));
-    return fusePool(pool, own, estimates, queryTokens, inputs);
+    return fusePool(pool, own, estimates, spread ? null : queryTokens, inputs);
   });
-  const spread = inputs.profile.fusion === 'spread';
   const needed = new Set(
     fused
       .flatMap((f) => (spread ? f.docs.filter((d) => !d.exact) : needExact(f, 2 * f.pool.path.k)))
@@ -110,12 +111,15 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
   return ranked.map((members, i) => toCandidates(final[i] as FusedPool, members, memories));
 }
 
-/** The pool's documents (those that could be read: `documents` follows its entries) and their fusion with exact or estimated cosines. */
+/**
+ * The pool's documents (those that could be read: `documents` follows its entries) and their
+ * fusion with exact or estimated cosines; without `queryTokens` not scored yet (a spread pool).
+ */
 function fusePool(
   pool: PathPool,
   documents: ReadonlyArray<PoolDocument | undefined>,
   estimates: ReadonlyMap<string, StoreCosine>,
-  queryTokens: readonly string[],
+  queryTokens: readonly string[] | null,
   inputs: PoolInputs,
 ): FusedPool {
   const noVectors = inputs.queryVectors.length === 0;
@@ -128,8 +132,19 @@ function fusePool(
     if (dense !== undefined || noVectors) docs.push({ entry, document, cosine: dense ?? 0, exact: true });
     else docs.push({ entry, document, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
   });
-  return { pool, docs, fusion: fuse(docs, queryTokens, inputs) };
+  return { pool, docs, fusion: queryTokens === null ? UNSCORED : fuse(docs, queryTokens, inputs) };
 }
+
+/** The fusion of a pool not scored yet (see {@link rescore}). */
+const UNSCORED: PoolScores = {
+  denseWeight: 1,
+  lexicalWeight: 0,
+  speakerWeight: 0,
+  bm25: new Float64Array(0),
+  bm25Raw: new Float64Array(0),
+  speaker: new Uint8Array(0),
+  fused: new Float64Array(0),
+};
 
 function fuse(docs: readonly PoolDoc[], queryTokens: readonly string[], inputs: PoolInputs): PoolScores {
   return scorePool(
