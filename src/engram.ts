@@ -489,12 +489,17 @@ export class Engram implements MemoryApi {
   }
 
   /**
-   * Loads the store's caches for the scopes it served recently (see `MemoryStore.warm`) and runs
-   * the embedder once, so the first recall after a start costs about what a warm one does.
+   * Loads the store's caches for the scopes it served recently (see `MemoryStore.warm`), runs the
+   * embedder once and checks those scopes' embedding models (one stats query each, otherwise paid
+   * by their first recall), so the first recall after a start costs about what a warm one does.
    */
   async warm(): Promise<WarmReport> {
     const start = performance.now();
     const [report] = await Promise.all([this.store.warm?.(), this.embedder.embed(['warm up'])]);
+    for (const p of report?.partitions ?? []) {
+      // A scope that mixes models is its requests' error to report, not the warm-up's.
+      await this.checkModel({ tenant: p.tenant, user: p.user ?? undefined }).catch(() => undefined);
+    }
     return report ?? { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: performance.now() - start };
   }
 

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DenseQuery, LexicalQuery } from '../../src/store/memory-store.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { Engram } from '../../src/engram.js';
+import type { MemoryStore } from '../../src/store/memory-store.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
 import { randomVector, seededRandom, withVector } from './fixtures/records.js';
 
 const WORDS = ['apple', 'banana', 'cherry', 'date', 'elder', 'fig', 'grape', 'honey', 'kiwi', 'lemon'];
@@ -158,5 +161,36 @@ describe('SQLite vector cache warm-up across restarts', () => {
     expect(await memory.warm()).toMatchObject({ partitions: [] });
     await closeAll();
     expect(existsSync(join(dir, ':memory:-partitions.json'))).toBe(false);
+  });
+
+  it('Engram.warm loads the scopes served before a restart and checks their models, so their first recall reads no stats', async () => {
+    const embedder = createHashEmbedder({ dim: 16 });
+    const scope = { tenant: 't', user: 'u' };
+    const first = await Engram.open({ store: open(), embedder });
+    await first.addMany(
+      WORDS.map((w, i) => ({ text: `${w} ${WORDS[(i + 3) % WORDS.length]}` })),
+      { scope },
+    );
+    const before = await first.recall('kiwi', { scope, limit: 3, threshold: 0 });
+    await first.close();
+    stores.splice(0);
+    const store = open();
+    let statsCalls = 0;
+    const counted: MemoryStore = Object.assign(Object.create(store) as SqliteStore, {
+      stats: (...args: Parameters<MemoryStore['stats']>) => {
+        statsCalls++;
+        return store.stats(...args);
+      },
+    });
+    const engram = await Engram.open({ store: counted, embedder, trackUsage: false });
+    const report = await engram.warm();
+    expect(report.partitions).toEqual([
+      { tenant: 't', user: 'u', model: embedder.model, dim: 16, memories: WORDS.length },
+    ]);
+    expect(statsCalls).toBe(1);
+    const after = await engram.recall('kiwi', { scope, limit: 3, threshold: 0 });
+    expect(statsCalls).toBe(1);
+    expect(after.hits.map((h) => [h.memory.id, h.score])).toEqual(before.hits.map((h) => [h.memory.id, h.score]));
+    await engram.close();
   });
 });
