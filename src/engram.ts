@@ -495,12 +495,29 @@ export class Engram implements MemoryApi {
    */
   async warm(): Promise<WarmReport> {
     const start = performance.now();
-    const [report] = await Promise.all([this.store.warm?.(), this.embedder.embed(['warm up'])]);
+    const [report, [vector]] = await Promise.all([this.store.warm?.(), this.embedder.embed(['warm up'])]);
     for (const p of report?.partitions ?? []) {
+      const scope = { tenant: p.tenant, user: p.user ?? undefined };
       // A scope that mixes models is its requests' error to report, not the warm-up's.
-      await this.checkModel({ tenant: p.tenant, user: p.user ?? undefined }).catch(() => undefined);
+      await this.checkModel(scope).catch(() => undefined);
+      if (vector !== undefined && p.model === this.embedder.model) await this.warmRecall(scope, vector);
     }
     return report ?? { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: performance.now() - start };
+  }
+
+  /** One recall of the scope that records no usage: compiles the read path and reads its first rows. */
+  private async warmRecall(scope: Scope, queryVector: Float32Array): Promise<void> {
+    const profile = RECALL_PROFILES[this.recallDefaults.profile];
+    if (!profile) return;
+    const weights = profile.resolveWeights({
+      config: this.recallDefaults.lexicalWeights,
+      env: this.options.env ?? process.env,
+    });
+    const filter = this.filterOf({ scope });
+    const query = { query: 'warm up', queryVector, model: this.embedder.model, filter, limit: 10, threshold: 0 };
+    await runRecall({ store: this.store, tokenCache: this.tokenCache }, { ...query, weights, profile }, 0).catch(
+      () => undefined,
+    );
   }
 
   /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */
