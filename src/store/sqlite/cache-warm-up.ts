@@ -1,7 +1,7 @@
 import type { WarmReport } from '../../model/warm-report.js';
 import { ALL_USERS } from './partition-rows.js';
 import type { PartitionKey } from './partition-loader.js';
-import { readRecentPartitions, writeRecentPartitions, writeRecentPartitionsSync } from './recent-partitions.js';
+import { readRecentPartitions, writeRecentPartitionsSync } from './recent-partitions.js';
 import type { VectorCache } from './vector-cache.js';
 
 /** Lets other work run between two chunks of a background load. */
@@ -13,27 +13,33 @@ const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve
  * content), so a new process can load them before its first query instead of during it.
  */
 export class CacheWarmUp {
-  private writing: Promise<void> = Promise.resolve();
   private pending = false;
+  private closed = false;
 
   constructor(private readonly file: string) {}
 
-  /** Remembers the cache's partitions soon (one write for a burst of changes); failures are ignored. */
+  /**
+   * Remembers the cache's partitions soon: once for a burst of changes, on a later turn of the
+   * event loop (a small synchronous write, so nothing is left in flight at close); failures are
+   * ignored.
+   */
   remember(cache: VectorCache): void {
-    if (this.pending) return;
+    if (this.pending || this.closed) return;
     this.pending = true;
-    this.writing = this.writing
-      .then(async () => {
-        this.pending = false;
-        // An empty cache (closed, or everything evicted) keeps the last list.
-        const recent = cache.recent();
-        if (recent.length > 0) await writeRecentPartitions(this.file, recent);
-      })
-      .catch(() => undefined);
+    setImmediate(() => {
+      this.pending = false;
+      if (!this.closed) this.write(cache);
+    });
   }
 
-  /** Remembers them now (at close), unless the cache holds nothing; failures are ignored. */
+  /** Remembers them now and stops remembering (at close). */
   rememberNow(cache: VectorCache): void {
+    this.write(cache);
+    this.closed = true;
+  }
+
+  private write(cache: VectorCache): void {
+    // An empty cache (everything evicted) keeps the last list.
     const recent = cache.recent();
     if (recent.length === 0) return;
     try {

@@ -1,5 +1,4 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 
 /** A partition the vector cache held, as remembered for the next start. */
 export interface RecentPartition {
@@ -51,13 +50,6 @@ function content(partitions: readonly RecentPartition[]): string {
 }
 
 /** Remembers the partitions, replacing the file whole (write then rename). */
-export async function writeRecentPartitions(file: string, partitions: readonly RecentPartition[]): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, content(partitions));
-  await rename(tmp, file);
-}
-
-/** {@link writeRecentPartitions} before returning (at close). */
 export function writeRecentPartitionsSync(file: string, partitions: readonly RecentPartition[]): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, content(partitions));
