@@ -112,6 +112,9 @@ function writeContext(operation: string, options: WriteOptions): WriteContext {
   return { cause: { type: 'api', operation }, caller: options.caller };
 }
 
+/** What {@link Engram.warm} embeds: a short sentence and one of a question's length. */
+const WARM_UP_TEXTS = ['warm up', 'what did we talk about last week when we planned the trip together?'];
+
 function partitionKey(scope: Scope): string {
   return JSON.stringify([scope.tenant, scope.user ?? null]);
 }
@@ -495,7 +498,7 @@ export class Engram implements MemoryApi {
    */
   async warm(): Promise<WarmReport> {
     const start = performance.now();
-    const [report, [vector]] = await Promise.all([this.store.warm?.(), this.embedder.embed(['warm up'])]);
+    const [report, vector] = await Promise.all([this.store.warm?.(), this.warmEmbedder()]);
     for (const p of report?.partitions ?? []) {
       const scope = { tenant: p.tenant, user: p.user ?? undefined };
       // A scope that mixes models is its requests' error to report, not the warm-up's.
@@ -503,6 +506,18 @@ export class Engram implements MemoryApi {
       if (vector !== undefined && p.model === this.embedder.model) await this.warmRecall(scope, vector);
     }
     return report ?? { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: performance.now() - start };
+  }
+
+  /**
+   * Embeds two sentences of different lengths twice, concurrently then in the other order, so an
+   * embedder with several workers runs each on both (a runtime's first pass over a new input
+   * shape costs far more than the next). Returns a vector for the warm-up recalls.
+   */
+  private async warmEmbedder(): Promise<Float32Array | undefined> {
+    const texts = WARM_UP_TEXTS;
+    const [first] = await Promise.all(texts.map((t) => this.embedder.embed([t])));
+    await Promise.all([...texts].reverse().map((t) => this.embedder.embed([t])));
+    return first?.[0];
   }
 
   /** One recall of the scope that records no usage: compiles the read path and reads its first rows. */
