@@ -37,6 +37,7 @@ import { Searcher, type SearcherDeps } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import type { WarmReport } from './model/warm-report.js';
+import { warmUp } from './warm-up.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 
@@ -111,9 +112,6 @@ function checkFiniteNumber(value: unknown, field: string): void {
 function writeContext(operation: string, options: WriteOptions): WriteContext {
   return { cause: { type: 'api', operation }, caller: options.caller };
 }
-
-/** What {@link Engram.warm} embeds: a short sentence and one of a question's length. */
-const WARM_UP_TEXTS = ['warm up', 'what did we talk about last week when we planned the trip together?'];
 
 function partitionKey(scope: Scope): string {
   return JSON.stringify([scope.tenant, scope.user ?? null]);
@@ -493,31 +491,16 @@ export class Engram implements MemoryApi {
 
   /**
    * Loads the store's caches for the scopes it served recently (see `MemoryStore.warm`), runs the
-   * embedder once and checks those scopes' embedding models (one stats query each, otherwise paid
-   * by their first recall), so the first recall after a start costs about what a warm one does.
+   * embedder, checks those scopes' embedding models and recalls once in each without recording
+   * usage (see `warmUp`), so the first recall after a start costs about what a warm one does.
    */
   async warm(): Promise<WarmReport> {
-    const start = performance.now();
-    const [report, vector] = await Promise.all([this.store.warm?.(), this.warmEmbedder()]);
-    for (const p of report?.partitions ?? []) {
-      const scope = { tenant: p.tenant, user: p.user ?? undefined };
-      // A scope that mixes models is its requests' error to report, not the warm-up's.
-      await this.checkModel(scope).catch(() => undefined);
-      if (vector !== undefined && p.model === this.embedder.model) await this.warmRecall(scope, vector);
-    }
-    return report ?? { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: performance.now() - start };
-  }
-
-  /**
-   * Embeds two sentences of different lengths twice, concurrently then in the other order, so an
-   * embedder with several workers runs each on both (a runtime's first pass over a new input
-   * shape costs far more than the next). Returns a vector for the warm-up recalls.
-   */
-  private async warmEmbedder(): Promise<Float32Array | undefined> {
-    const texts = WARM_UP_TEXTS;
-    const [first] = await Promise.all(texts.map((t) => this.embedder.embed([t])));
-    await Promise.all([...texts].reverse().map((t) => this.embedder.embed([t])));
-    return first?.[0];
+    return warmUp({
+      store: this.store,
+      embedder: this.embedder,
+      checkModel: (scope) => this.checkModel(scope),
+      recall: (scope, vector) => this.warmRecall(scope, vector),
+    });
   }
 
   /** One recall of the scope that records no usage: compiles the read path and reads its first rows. */
@@ -530,9 +513,7 @@ export class Engram implements MemoryApi {
     });
     const filter = this.filterOf({ scope });
     const query = { query: 'warm up', queryVector, model: this.embedder.model, filter, limit: 10, threshold: 0 };
-    await runRecall({ store: this.store, tokenCache: this.tokenCache }, { ...query, weights, profile }, 0).catch(
-      () => undefined,
-    );
+    await runRecall({ store: this.store, tokenCache: this.tokenCache }, { ...query, weights, profile }, 0);
   }
 
   /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */
