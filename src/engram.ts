@@ -37,7 +37,7 @@ import { Searcher, type SearcherDeps } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import type { WarmReport } from './model/warm-report.js';
-import { warmUp } from './warm-up.js';
+import { warmUp } from './recall/warm-up.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 

@@ -1,7 +1,7 @@
-import type { Embedder } from './embed/embedder.js';
-import type { Scope } from './model/scope.js';
-import type { WarmReport } from './model/warm-report.js';
-import type { MemoryStore } from './store/memory-store.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { Scope } from '../model/scope.js';
+import type { WarmReport } from '../model/warm-report.js';
+import type { MemoryStore } from '../store/memory-store.js';
 
 /** What the warm-up embeds: a short sentence and one of a question's length. */
 const WARM_UP_TEXTS = ['warm up', 'what did we talk about last week when we planned the trip together?'];
