@@ -46,6 +46,8 @@ const SEARCH_OPTION_REACH = {
   dedupe: 'wire',
   context: 'wire',
   conversation: 'wire',
+  asOf: 'wire',
+  includeSuperseded: 'wire',
   sequential: 'local',
   signal: 'local',
 } as const satisfies Record<keyof SearchOptions, 'wire' | 'scope' | 'local'>;
@@ -79,6 +81,8 @@ const RECALL_OPTIONS = {
   types: true,
   lexicalWeight: true,
   lexicalWeightShort: true,
+  asOf: true,
+  includeSuperseded: true,
   signal: true,
 } as const satisfies Record<keyof RecallOptions, true>;
 

@@ -16,6 +16,8 @@ interface RecallFields {
   types?: RecallOptions['types'];
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
+  asOf?: string | undefined;
+  includeSuperseded?: boolean | undefined;
 }
 
 function recallOptions(principal: Principal, body: RecallFields, signal: AbortSignal): RecallOptions {
@@ -27,6 +29,8 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     types: body.types,
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
+    asOf: body.asOf,
+    includeSuperseded: body.includeSuperseded,
     signal,
   };
 }

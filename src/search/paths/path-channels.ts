@@ -28,7 +28,7 @@ export function scopeChannelContext(inputs: PathInputs): ChannelContext {
   return {
     store: inputs.store,
     model: inputs.model,
-    filter: { scope: inputs.scope, statuses: ['activated'] },
+    filter: { scope: inputs.scope, statuses: ['activated'], validAt: inputs.validAt },
     goal: inputs.goal,
     queryTexts: inputs.queryTexts,
     queryVectors: inputs.queryVectors,
