@@ -58,10 +58,44 @@ const SEEN = 2 ** 31;
  * row first on ties.
  */
 export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
-  const { index, filter, terms, limit } = input;
-  const accept =
-    filter === null ? () => 1 : (doc: number) => (filter.test(index.idOf(doc) as string, index.metaOf(doc)) ? 1 : 0);
-  return rankCachedLexicalGroups({ index, terms, limits: [limit], accept })[0] ?? [];
+  const { index, filter } = input;
+  const n = index.docCount;
+  if (index.size === 0 || input.limit <= 0) return [];
+  // One query alone (the core recall's): a byte of state per row, no group masks.
+  const scores = new Float64Array(n);
+  // 0 = not seen yet, 1 = accepted by the filter, 2 = rejected.
+  const state = new Uint8Array(n);
+  const touched: number[] = [];
+  const mean = index.meanLength;
+  for (const term of input.terms) {
+    const idf = termIdf(index.size, term.df ?? term.docs.length);
+    const { docs, tfs } = term;
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j] as number;
+      let seen = state[doc] as number;
+      if (seen === 0) {
+        const id = index.idOf(doc);
+        seen = id !== null && (filter === null || filter.test(id, index.metaOf(doc))) ? 1 : 2;
+        state[doc] = seen;
+        if (seen === 1) touched.push(doc);
+      }
+      if (seen !== 1) continue;
+      scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
+    }
+  }
+  const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+  return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+}
+
+/** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */
+function termIdf(size: number, df: number): number {
+  const rawIdf = Math.log((size - df + 0.5) / (df + 0.5));
+  return rawIdf > 0 ? rawIdf : 1e-6;
+}
+
+/** One term's BM25 contribution to a row of `length` tokens. */
+function termScore(idf: number, tf: number, length: number, mean: number): number {
+  return (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / mean));
 }
 
 /**
@@ -79,9 +113,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   const rejected: number[] = [];
   const mean = index.meanLength;
   for (const term of input.terms) {
-    const df = term.df ?? term.docs.length;
-    const rawIdf = Math.log((index.size - df + 0.5) / (df + 0.5));
-    const idf = rawIdf > 0 ? rawIdf : 1e-6;
+    const idf = termIdf(index.size, term.df ?? term.docs.length);
     const { docs, tfs } = term;
     for (let j = 0; j < docs.length; j++) {
       const doc = docs[j] as number;
@@ -93,9 +125,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
         else if (input.scratch) rejected.push(doc);
       }
       if (mask === SEEN) continue;
-      const tf = tfs[j] as number;
-      scores[doc] =
-        (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
+      scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
     }
   }
   // Each group's rows in one pass (groups of one search rarely overlap, so this is about one copy).

@@ -143,6 +143,11 @@ export class SqliteLexicalSearch {
         return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
       });
     };
+    if (queries.length === 1) {
+      const q = queries[0] as LexicalQuery;
+      const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
+      return [rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit })];
+    }
     // Ranking every match, the postings do not depend on the filter: read once for every query,
     // each row tested once against the queries' common filter and sorted into them by type.
     if (rankAll && queries.length <= MAX_GROUPS_PER_PASS) {
@@ -151,7 +156,7 @@ export class SqliteLexicalSearch {
       const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
       return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
     }
-    if (queries.length === 1 || queries.length > MAX_GROUPS_PER_PASS) {
+    if (queries.length > MAX_GROUPS_PER_PASS) {
       return queries.map((q) => {
         const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
         return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
