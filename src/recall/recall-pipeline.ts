@@ -51,7 +51,7 @@ export async function runRecall(
   const start = now();
   const { store } = deps;
   const { profile, limit, filter } = request;
-  const tokens = profile.tokenize(request.query);
+  const tokens = profile.queryTokenize(request.query);
   const hasText = request.query.trim().length > 0;
   // Asking for the formula's upper bound returns min(rows, bound) rows: the reference pool exactly.
   const densePool = candidatePoolSize(limit, Number.MAX_SAFE_INTEGER, hasText);

@@ -1,13 +1,16 @@
 import type { RecallProfile } from '../model/api.js';
 import { DEFAULT_BM25, type Bm25Params } from '../text/bm25.js';
+import { stripPossessives } from '../text/strip-possessives.js';
 import { referenceTokenize, stemmedTokenize, unicodeTokenize, type Tokenizer } from '../text/tokenizer.js';
 import { resolveLexicalWeights, type LexicalWeights, type LexicalWeightSources } from './lexical-weights.js';
 
 /** The knobs that differ between the reference recall and Engram's default. */
 export interface RecallProfileSpec {
   name: RecallProfile;
-  /** Tokens for BM25 scoring and for the short-query rule. */
+  /** Tokens of a memory for BM25 scoring. */
   tokenize: Tokenizer;
+  /** Tokens of the query for BM25 scoring and for the short-query rule. */
+  queryTokenize: Tokenizer;
   /** Words sent to the store's full-text index (unstemmed: the index holds the words as written). */
   queryTerms: Tokenizer;
   bm25: Bm25Params;
@@ -31,6 +34,7 @@ export interface RecallProfileSpec {
 export const SEED_PROFILE: RecallProfileSpec = {
   name: 'seed',
   tokenize: referenceTokenize,
+  queryTokenize: referenceTokenize,
   queryTerms: referenceTokenize,
   bm25: DEFAULT_BM25,
   lexicalPoolSize: () => 0,
@@ -51,12 +55,14 @@ export const ENGRAM_LEXICAL_WEIGHTS: LexicalWeights = { base: 0.5, short: 0.5 };
  * so a memory that matches the words but sits outside the dense pool can still be ranked; a
  * Unicode-aware tokenizer (accents folded, Cyrillic, CJK bigrams) with English Porter stemming for
  * scoring; and the spread fusion, where a memory also matches through its context (what it answers,
- * the day it was said) at half the weight of its own words, and through who said it.
+ * the day it was said) at half the weight of its own words, and through who said it. Queries lose
+ * their possessive endings ("Luis's" matches as "Luis").
  */
 export const ENGRAM_PROFILE: RecallProfileSpec = {
   name: 'engram',
   tokenize: stemmedTokenize,
-  queryTerms: unicodeTokenize,
+  queryTokenize: (query) => stemmedTokenize(stripPossessives(query)),
+  queryTerms: (query) => unicodeTokenize(stripPossessives(query)),
   bm25: DEFAULT_BM25,
   lexicalPoolSize: (densePool) => densePool,
   fusion: 'spread',

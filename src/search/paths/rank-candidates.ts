@@ -65,7 +65,7 @@ function fusedPool(
   found: readonly FoundMemory[],
   k: number,
 ): SearchCandidate[] {
-  const tokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
+  const tokens = inputs.profile.queryTokenize(inputs.goal.rephrasedQuery);
   const fusion = scorePool(
     tokens,
     found.map((f) => ({ ...poolDocumentOf(f.memory, inputs.profile), cosine: f.cosine })),
