@@ -3,7 +3,13 @@
  * p50 / p95 of the core recall alone, of the fast search with paths in parallel, and of the same
  * search with paths run one after another.
  *
- *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE] [--json]
+ *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE]
+ *     [--baseline DIR] [--json]
+ *
+ * `--baseline DIR`: a checkout of another commit (e.g. `git worktree add /tmp/base main~1`) whose
+ * `Searcher` runs beside this one on the same store, queries and process, interleaved; the report
+ * adds its row, the ratio, and in how many queries the two returned the same hits in the same order
+ * with the same scores and explanations.
  *
  * `--store postgres` starts a throwaway PostgreSQL from the machine's binaries (test/support/pg-cluster):
  * its queries run in server processes, so paths issued in parallel really overlap; better-sqlite3
@@ -16,14 +22,19 @@
  * per query so drift hits them equally.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
+import type { SearchOptions } from '../src/model/search-options.js';
+import type { SearchResult } from '../src/model/search-result.js';
+import type { LexicalWeights } from '../src/recall/lexical-weights.js';
+import { ENGRAM_PROFILE } from '../src/recall/recall-profile.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
@@ -58,7 +69,7 @@ function typeAt(i: number): MemoryType {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store'], ['json']);
+  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store', 'baseline'], ['json']);
   const storeKind = args.values.get('store') ?? 'sqlite';
   const size = Number(args.values.get('size') ?? 10_000);
   const nQueries = Number(args.values.get('queries') ?? 200);
@@ -70,7 +81,10 @@ async function main(): Promise<void> {
   const cached = await openBenchEmbedder();
   const baseVectors = await cached.embed(base);
   await cached.embed(questions);
-  const corpus = buildCorpus(base.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array })), size);
+  const corpus = buildCorpus(
+    base.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array })),
+    size,
+  );
   const known = new Map<string, Float32Array>();
   corpus.texts.forEach((t, i) => known.set(t, corpus.row(i)));
   // Corpus vectors come from the synthetic corpus; anything else (queries) from the cached model.
@@ -102,27 +116,54 @@ async function main(): Promise<void> {
     }
     log(`stored ${size} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    const baselineDir = args.values.get('baseline');
+    const baseline = baselineDir === undefined ? undefined : await baselineSearch(baselineDir, store, embedder);
     const methods: Record<string, (q: string) => Promise<unknown>> = {
       'core recall (limit 10, all types)': (q) => engram.recall(q, { scope, limit: 10, threshold: 0 }),
       'fast search, paths in parallel': (q) => engram.search(q, { scope, topK: 10 }),
       'fast search, paths sequential': (q) => engram.search(q, { scope, topK: 10, sequential: true }),
+      ...(baseline
+        ? { [`fast search, baseline ${baselineDir}`]: (q: string) => baseline(q, { scope, topK: 10 }) }
+        : {}),
     };
     const times = new Map<string, number[]>(Object.keys(methods).map((m) => [m, []]));
+    const load = [loadavg()[0] ?? 0];
     for (const q of questions.slice(0, 20)) for (const run of Object.values(methods)) await run(q);
+    let same = 0;
     for (const q of questions) {
+      const answers: unknown[] = [];
       for (const [name, run] of Object.entries(methods)) {
         const start = performance.now();
-        await run(q);
+        answers.push(await run(q));
         times.get(name)?.push(performance.now() - start);
       }
+      if (baseline && sameHits(answers[1], answers[3])) same++;
     }
-    const rows = [...times.entries()].map(([name, t]) => [name, fmt(percentile(t, 50), 1), fmt(percentile(t, 95), 1), fmt(mean(t), 1)]);
+    load.push(loadavg()[0] ?? 0);
+    const recallP50 = percentile(times.values().next().value ?? [], 50);
+    const rows = [...times.entries()].map(([name, t]) => [
+      name,
+      fmt(percentile(t, 50), 2),
+      fmt(percentile(t, 95), 2),
+      fmt(mean(t), 2),
+      fmt(percentile(t, 50) / recallP50, 2),
+    ]);
     if (args.flags.has('json')) {
-      process.stdout.write(`${JSON.stringify(Object.fromEntries([...times.entries()].map(([n, t]) => [n, { p50: percentile(t, 50), p95: percentile(t, 95), mean: mean(t) }])), null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(Object.fromEntries([...times.entries()].map(([n, t]) => [n, { p50: percentile(t, 50), p95: percentile(t, 95), mean: mean(t) }])), null, 2)}\n`,
+      );
       return;
     }
-    process.stdout.write(`${storeKind}: ${size} memories over ${TYPE_SHARES.length} types, ${questions.length} queries, ms per call\n\n`);
-    process.stdout.write(`${markdownTable(['method', 'p50', 'p95', 'mean'], rows)}\n`);
+    process.stdout.write(
+      `${storeKind}: ${size} memories over ${TYPE_SHARES.length} types, ${questions.length} queries, ms per call; ` +
+        `load average ${load.map((l) => l.toFixed(2)).join(' → ')}\n\n`,
+    );
+    process.stdout.write(`${markdownTable(['method', 'p50', 'p95', 'mean', 'p50 / recall p50'], rows)}\n`);
+    if (baseline) {
+      process.stdout.write(
+        `\nsame hits, order, scores and explanations as the baseline: ${same} of ${questions.length} queries\n`,
+      );
+    }
   } finally {
     await engram.close();
     await store.close();
@@ -130,6 +171,26 @@ async function main(): Promise<void> {
     await cached.close?.();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+type SearchFn = (query: string, options: SearchOptions) => Promise<SearchResult>;
+
+/** The `Searcher` of another checkout, over this store and embedder, with the facade's defaults. */
+async function baselineSearch(dir: string, store: MemoryStore, embedder: Embedder): Promise<SearchFn> {
+  const url = pathToFileURL(resolve(dir, 'src/search/searcher.ts')).href;
+  const { Searcher } = (await import(url)) as {
+    Searcher: new (deps: { store: MemoryStore; embedder: Embedder; weights: LexicalWeights }) => { search: SearchFn };
+  };
+  // The weights Engram gives its own searcher (the profile's, with the environment's overrides).
+  const searcher = new Searcher({ store, embedder, weights: ENGRAM_PROFILE.resolveWeights({ env: process.env }) });
+  return (query, options) => searcher.search(query, options);
+}
+
+/** Same hits in the same order, with the same scores and explanations (timings aside). */
+function sameHits(a: unknown, b: unknown): boolean {
+  const hits = (r: unknown): string =>
+    JSON.stringify((r as SearchResult).hits.map((h) => ({ ...h, memory: h.memory.id })));
+  return hits(a) === hits(b);
 }
 
 main().catch((error: unknown) => {

@@ -132,6 +132,15 @@ async function main(): Promise<void> {
       body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }),
     }),
   });
+  // The multi-path searcher, fast mode (every path over the nine types), same queries.
+  const fastSearchRequest = (): autocannon.Request => ({
+    method: 'POST',
+    path: '/v1/search',
+    setupRequest: (req) => ({
+      ...req,
+      body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user }, topK: 10 }),
+    }),
+  });
   // Mixed: one request in ten (over all connections) is an add with a fresh id.
   const acked: string[] = [];
   let mixedCounter = 0;
@@ -204,6 +213,7 @@ async function main(): Promise<void> {
   await run('warm-up', 8, [searchRequest()], 3);
   const http: RunFigures[] = [];
   for (const c of [1, 8, 64]) http.push(await run('search', c, [searchRequest()]));
+  for (const c of [1, 8]) http.push(await run('fast search (/v1/search)', c, [fastSearchRequest()]));
   for (const c of [8, 64]) http.push(await run('mixed 90/10', c, [mixedRequest()]));
   const floorSeconds = Math.max(2, Math.round(duration / 2));
   for (const c of [1, 8, 64]) http.push(await run('get by id', c, [getRequest()], floorSeconds));
@@ -295,6 +305,8 @@ Each search is \`POST /v1/recall\` with a different query (500-query pool), defa
 ${http.map(row).join('\n')}
 ${local.map(row).join('\n')}
 
+- "fast search" rows: \`POST /v1/search\` (the multi-path searcher, fast mode, \`topK\` 10) with the
+  same queries, query embedding included.
 - Mixed runs: every tenth request (counted over all connections) is an add (\`POST /v1/memories\`
   with a fresh id), the others are searches. Acknowledged adds: ${acked.length}; read back over
   HTTP afterwards: ${readable}. Memories in the database at the end: ${stats.total}.

@@ -37,6 +37,8 @@ import { validateSearchOptions } from './model/validate-search-options.js';
 import { Searcher, type SearcherDeps } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
+import type { WarmReport } from './model/warm-report.js';
+import { warmUp } from './recall/warm-up.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 import { resolveValidity } from './model/resolve-validity.js';
@@ -523,6 +525,7 @@ export class Engram implements MemoryApi {
         calibrated: this.calibratedWeights(),
       }),
       clock: this.clock,
+      tokenCache: this.tokenCache,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
     });
     return this.searcherInstance;
@@ -604,6 +607,33 @@ export class Engram implements MemoryApi {
     } while (cursor);
     this.partitionModels.delete(partitionKey(scope));
     return done;
+  }
+
+  /**
+   * Loads the store's caches for the scopes it served recently (see `MemoryStore.warm`), runs the
+   * embedder, checks those scopes' embedding models and recalls once in each without recording
+   * usage (see `warmUp`), so the first recall after a start costs about what a warm one does.
+   */
+  async warm(): Promise<WarmReport> {
+    return warmUp({
+      store: this.store,
+      embedder: this.embedder,
+      checkModel: (scope) => this.checkModel(scope),
+      recall: (scope, vector) => this.warmRecall(scope, vector),
+    });
+  }
+
+  /** One recall of the scope that records no usage: compiles the read path and reads its first rows. */
+  private async warmRecall(scope: Scope, queryVector: Float32Array): Promise<void> {
+    const profile = RECALL_PROFILES[this.recallDefaults.profile];
+    if (!profile) return;
+    const weights = profile.resolveWeights({
+      config: this.recallDefaults.lexicalWeights,
+      env: this.options.env ?? process.env,
+    });
+    const filter = this.filterOf({ scope });
+    const query = { query: 'warm up', queryVector, model: this.embedder.model, filter, limit: 10, threshold: 0 };
+    await runRecall({ store: this.store, tokenCache: this.tokenCache }, { ...query, weights, profile }, 0);
   }
 
   /**

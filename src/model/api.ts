@@ -5,6 +5,7 @@ import type { Scope } from './scope.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filter.js';
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
+import type { WarmReport } from './warm-report.js';
 import type { FormationApi } from './formation/formation-api.js';
 import type { HistoryCaller } from './formation/history.js';
 import type { ValidityOptions } from './validity-options.js';
@@ -93,5 +94,7 @@ export interface MemoryApi extends FormationApi {
    * reranker, post-processing. Local and remote answer with the same hits, order and scores.
    */
   search(query: string, options: SearchOptions): Promise<SearchResult>;
+  /** Optional. Loads the caches of recently served scopes ahead of their first request (a server calls it once started). */
+  warm?(): Promise<WarmReport>;
   close(): Promise<void>;
 }

@@ -3,7 +3,9 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { SearchOptions } from '../model/search-options.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../model/search-result.js';
 import type { LexicalWeights } from '../recall/lexical-weights.js';
+import type { PoolDocument } from '../recall/pool-document.js';
 import { ENGRAM_PROFILE, type RecallProfileSpec } from '../recall/recall-profile.js';
+import { TokenCache } from '../recall/token-cache.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { CjkSegmenter } from './channels/cjk-segmenter.js';
 import type { WebSearchProvider } from './internet/web-result.js';
@@ -40,6 +42,8 @@ export interface SearcherDeps {
   recordUsage?: ((tenant: string, ids: string[]) => void) | undefined;
   /** The fusion profile (tokenizer, BM25). @default ENGRAM_PROFILE */
   profile?: RecallProfileSpec | undefined;
+  /** Candidates' pool documents reused across searches (share the core recall's). @default a cache of the searcher's own */
+  tokenCache?: TokenCache | undefined;
   /** @default the profile's own (`profile.resolveWeights({})`: 0.5 / 0.5 for ENGRAM_PROFILE) */
   weights?: LexicalWeights | undefined;
   segmenter?: CjkSegmenter | undefined;
@@ -75,11 +79,13 @@ export class Searcher {
   private readonly deps: SearcherDeps;
   private readonly rerankers: RerankerRegistry;
   private readonly now: () => number;
+  private readonly tokenCache: TokenCache;
 
   constructor(deps: SearcherDeps) {
     this.deps = deps;
     this.rerankers = deps.rerankers ?? new RerankerRegistry();
     this.now = deps.now ?? (() => performance.now());
+    this.tokenCache = deps.tokenCache ?? new TokenCache();
   }
 
   /** Names of the registered rerankers. */
@@ -170,6 +176,7 @@ export class Searcher {
     validity: ResolvedValidity,
   ): StageContext {
     const { store, embedder } = this.deps;
+    const profile = this.deps.profile ?? ENGRAM_PROFILE;
     return {
       store,
       model: embedder.model,
@@ -182,8 +189,9 @@ export class Searcher {
         : null,
       topK: settings.topK,
       limits: settings.limits,
-      profile: this.deps.profile ?? ENGRAM_PROFILE,
-      weights: this.deps.weights ?? (this.deps.profile ?? ENGRAM_PROFILE).resolveWeights({}),
+      profile,
+      documents: this.tokenCache.view<PoolDocument>(profile.name, options.scope.tenant),
+      weights: this.deps.weights ?? profile.resolveWeights({}),
       reranker: settings.reranker,
       fulltext: planning.fulltext,
       priority: options.priority,

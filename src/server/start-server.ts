@@ -139,6 +139,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   const url = urlOf(address);
   logger.info({ url }, 'listening');
+  // Recently served scopes load in the background; a request for one still loading waits for it.
+  served.api.warm?.().then(
+    (report) =>
+      logger.info(
+        {
+          partitions: report.partitions.length,
+          memories: report.cachedMemories,
+          bytes: report.cachedBytes,
+          ms: Math.round(report.ms),
+        },
+        'warmed',
+      ),
+    (error: unknown) => logger.warn({ err: error }, 'warm-up failed'),
+  );
 
   let closing: Promise<void> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

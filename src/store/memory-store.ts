@@ -2,6 +2,8 @@ import type { FormationStore } from '../model/formation/formation-store.js';
 import type { HistoryCaller, HistoryCause, HistoryEvent } from '../model/formation/history.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
+import type { MemoryType } from '../model/memory-type.js';
+import type { WarmReport } from '../model/warm-report.js';
 
 /** The validity fields a record may leave out (see {@link MemoryRecord}). */
 type ValidityField = 'validFrom' | 'validTo' | 'supersededBy' | 'version';
@@ -83,6 +85,22 @@ export interface LexicalQuery {
   space?: EmbeddingInfo | undefined;
 }
 
+/** One group of a grouped search: rows of these types (in place of `filter.types`), at most `limit`. */
+export interface SearchGroup {
+  types: MemoryType[];
+  limit: number;
+}
+
+/** Dense searches of one scope and query vector that differ only in their types and limits. */
+export interface DenseGroupQuery extends Omit<DenseQuery, 'limit'> {
+  groups: SearchGroup[];
+}
+
+/** Lexical searches of one scope and set of terms that differ only in their types and limits. */
+export interface LexicalGroupQuery extends Omit<LexicalQuery, 'limit'> {
+  groups: SearchGroup[];
+}
+
 /** A patch as the store receives it: the facade always sets `updatedAt`. */
 export type StorePatch = MemoryPatch & { updatedAt: string; statedAt?: string | null };
 
@@ -147,6 +165,19 @@ export interface MemoryStore {
   denseSearch(query: DenseQuery): Promise<DenseCandidate[]>;
   /** Top-`limit` rows from the backend's full-text index, any term matching. */
   lexicalSearch(query: LexicalQuery): Promise<LexicalCandidate[]>;
+  /**
+   * Optional. Several dense searches answered together (the multi-path searcher asks for every
+   * path of a scope at once): result `i` is what `denseSearch` returns for the query with
+   * `filter.types = groups[i].types` and `limit = groups[i].limit`. Lets a backend scan its rows
+   * once; callers fall back to one {@link denseSearch} per group.
+   */
+  denseSearchGroups?(query: DenseGroupQuery): Promise<DenseCandidate[][]>;
+  /**
+   * Optional. Several lexical searches answered together: result `i` is what `lexicalSearch`
+   * returns for the query with `filter.types = groups[i].types` and `limit = groups[i].limit`.
+   * Callers fall back to one {@link lexicalSearch} per group.
+   */
+  lexicalSearchGroups?(query: LexicalGroupQuery): Promise<LexicalCandidate[][]>;
   /** Adds 1 to the use count of each id and sets its last-used time. */
   recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
   /**
@@ -154,6 +185,12 @@ export interface MemoryStore {
    * in the tenant are ignored. Without it, importers replay usage through {@link recordUsage}.
    */
   setUsage?(tenant: string, usage: UsageEntry[]): Promise<void>;
+  /**
+   * Optional. Loads what the backend caches for the scopes it served recently (before the last
+   * close), so their first query after a restart costs about what a warm one does. The store keeps
+   * serving meanwhile.
+   */
+  warm?(): Promise<WarmReport>;
   /**
    * Optional. Formation's storage: episodes, the history log, the work queue and the window
    * transaction, in the same database (the SQL stores have it).

@@ -1,6 +1,15 @@
 import { EngramError } from '../model/errors.js';
 import { MAX_STORE_LIMIT } from '../model/memory-filter.js';
-import type { DenseQuery, LexicalQuery, MemoryRecord, StorePatch, StoreVector } from './memory-store.js';
+import type {
+  DenseGroupQuery,
+  DenseQuery,
+  LexicalGroupQuery,
+  LexicalQuery,
+  MemoryRecord,
+  SearchGroup,
+  StorePatch,
+  StoreVector,
+} from './memory-store.js';
 import {
   assertFilter,
   assertLimit,
@@ -68,4 +77,28 @@ export function assertLexicalQuery(query: LexicalQuery): void {
   assertLimit(query.limit, MAX_STORE_LIMIT);
   assertSpace(query.space);
   if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+}
+
+/** The query of each group of a grouped search: its types in place of the filter's, its limit. */
+function groupQueries<Q extends { filter: DenseQuery['filter'] }>(
+  query: Q & { groups: SearchGroup[] },
+): Array<Omit<Q, 'groups'> & { limit: number }> {
+  assertQueryObject(query);
+  if (!Array.isArray(query.groups)) throw new EngramError('INVALID_INPUT', 'query.groups must be an array');
+  const { groups, ...rest } = query;
+  return groups.map((g) => ({ ...rest, filter: { ...rest.filter, types: g?.types }, limit: g?.limit }));
+}
+
+/** Checks a grouped dense query as {@link assertDenseQuery} checks each group's query; returns those queries. */
+export function denseGroupQueries(query: DenseGroupQuery): DenseQuery[] {
+  const queries = groupQueries(query);
+  queries.forEach(assertDenseQuery);
+  return queries;
+}
+
+/** Checks a grouped lexical query as {@link assertLexicalQuery} checks each group's query; returns those queries. */
+export function lexicalGroupQueries(query: LexicalGroupQuery): LexicalQuery[] {
+  const queries = groupQueries(query);
+  queries.forEach(assertLexicalQuery);
+  return queries;
 }

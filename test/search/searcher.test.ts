@@ -8,6 +8,9 @@ import { DECOMPOSE_PROMPT } from '../../src/search/plan/decompose-query.js';
 import { TASK_PARSE_PROMPT } from '../../src/search/plan/fine-plan.js';
 import { REASON_PROMPT } from '../../src/search/reason/memory-reasoner.js';
 import { STAGE_PROMPT } from '../../src/search/reason/stage-judge.js';
+import { noopReranker } from '../../src/search/rank/noop-reranker.js';
+import type { Reranker } from '../../src/search/rank/reranker.js';
+import { RerankerRegistry } from '../../src/search/rank/reranker-registry.js';
 import { Searcher, type SearcherDeps } from '../../src/search/searcher.js';
 import type { MemoryStore } from '../../src/store/memory-store.js';
 import type { MemoryFilter } from '../../src/model/memory-filter.js';
@@ -169,23 +172,53 @@ describe('Searcher, fast mode', () => {
     expect(recorded).toEqual([result.hits.map((h) => h.memory.id)]);
   });
 
-  it('overlaps the paths: with a store that takes 150 ms per dense search, six paths finish in about one wait', async () => {
-    const slow: MemoryStore = new Proxy(store, {
+  it('overlaps the paths where they wait: their rerankers run together, or one after another with sequential', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const waiting: Reranker = {
+      name: 'waiting',
+      async rerank(request) {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return noopReranker.rerank(request);
+      },
+    };
+    const s = searcher({ rerankers: new RerankerRegistry([waiting]) });
+    const parallel = await s.search('passport drawer', { scope, reranker: 'waiting' });
+    expect(most).toBe(6);
+    most = 0;
+    const sequential = await s.search('passport drawer', { scope, reranker: 'waiting', sequential: true });
+    expect(most).toBe(1);
+    expect(parallel.hits.map((h) => h.memory.id)).toEqual(sequential.hits.map((h) => h.memory.id));
+  });
+
+  it('asks the store once per channel for every path, and issues the fallback calls of a store without grouped search together', async () => {
+    const calls: Record<string, number> = {};
+    let inFlight = 0;
+    let most = 0;
+    const counted: MemoryStore = new Proxy(store, {
       get(target, prop, receiver) {
         const value: unknown = Reflect.get(target, prop, receiver);
-        if (prop !== 'denseSearch' || typeof value !== 'function') return value;
+        if (prop === 'denseSearchGroups' || prop === 'lexicalSearchGroups') return undefined;
+        if (typeof value !== 'function') return value;
         return async (...args: unknown[]) => {
-          await new Promise((r) => setTimeout(r, 150));
+          calls[String(prop)] = (calls[String(prop)] ?? 0) + 1;
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 5));
+          inFlight--;
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
     });
-    const s = new Searcher({ store: slow, embedder });
-    const parallel = await s.search('passport drawer', { scope });
-    const sequential = await s.search('passport drawer', { scope, sequential: true });
-    expect(parallel.timings.pathsMs).toBeLessThan(450);
-    expect(sequential.timings.pathsMs).toBeGreaterThanOrEqual(5 * 150);
-    expect(parallel.hits.map((h) => h.memory.id)).toEqual(sequential.hits.map((h) => h.memory.id));
+    const result = await new Searcher({ store: counted, embedder }).search('passport drawer', { scope });
+    expect(result.hits[0]?.memory.id).toBe('lt-passport');
+    // Five dense paths and five BM25 paths, one call per group, all issued at once (with the working list).
+    expect(most).toBeGreaterThanOrEqual(11);
+    // One estimate of the unscored candidates' cosines besides the five groups; rows, vectors and texts read once.
+    expect(calls).toMatchObject({ denseSearch: 6, lexicalSearch: 5, list: 1, get: 1 });
+    expect(calls.getVectors ?? 0).toBeLessThanOrEqual(1);
+    expect(calls.getTexts ?? 0).toBeLessThanOrEqual(1);
   });
 
   it('runs paths sequentially on request with the same hits', async () => {

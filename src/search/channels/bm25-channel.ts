@@ -1,20 +1,42 @@
+import type { SearchGroup } from '../../store/memory-store.js';
+import { lexicalSearchGroups } from './grouped-search.js';
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 import { normalizeLexical } from './normalize-lexical.js';
 import { searchSpace } from './search-space.js';
 
+/** Every token of every query text, once. */
+function queryTerms(context: ChannelContext): string[] {
+  return [...new Set(context.queryTexts.flatMap((t) => context.tokenize(t)))];
+}
+
 /**
  * BM25 channel: every token of every query text against the store's corpus index, so lexical
  * matches outside the dense pool enter the candidate set; the final BM25 is computed over the
- * merged pool by the fusion. Channel score = index score / best index score.
+ * merged pool by the fusion. Channel score = index score / best index score (of the path).
  */
 export const bm25Channel: SearchChannel = {
   name: 'bm25',
   async run(context: ChannelContext): Promise<ChannelHit[]> {
-    const terms = [...new Set(context.queryTexts.flatMap((t) => context.tokenize(t)))];
+    const terms = queryTerms(context);
     if (terms.length === 0) return [];
     return normalizeLexical(
-      await context.store.lexicalSearch({ filter: context.filter, terms, limit: context.limit, space: searchSpace(context) }),
+      await context.store.lexicalSearch({
+        filter: context.filter,
+        terms,
+        limit: context.limit,
+        space: searchSpace(context),
+      }),
     );
   },
+  async runGroups(context: ChannelContext, groups: SearchGroup[]): Promise<ChannelHit[][]> {
+    const terms = queryTerms(context);
+    if (terms.length === 0) return groups.map(() => []);
+    const lists = await lexicalSearchGroups(context.store, {
+      filter: context.filter,
+      terms,
+      groups,
+      space: searchSpace(context),
+    });
+    return lists.map(normalizeLexical);
+  },
 };
-

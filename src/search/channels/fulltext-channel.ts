@@ -1,3 +1,5 @@
+import type { SearchGroup } from '../../store/memory-store.js';
+import { lexicalSearchGroups } from './grouped-search.js';
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 import { normalizeLexical } from './normalize-lexical.js';
 import { searchSpace } from './search-space.js';
@@ -18,6 +20,13 @@ export const fulltextChannel: SearchChannel = {
         limit: context.limit,
         space: searchSpace(context),
       }),
+    );
+  },
+  async runGroups(context: ChannelContext, groups: SearchGroup[]): Promise<ChannelHit[][]> {
+    if (context.keywordTerms.length === 0) return groups.map(() => []);
+    const { store, filter, keywordTerms: terms } = context;
+    return (await lexicalSearchGroups(store, { filter, terms, groups, space: searchSpace(context) })).map(
+      normalizeLexical,
     );
   },
 };

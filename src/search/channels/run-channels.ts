@@ -1,5 +1,5 @@
 import type { Memory } from '../../model/memory.js';
-import type { ChannelContext, ChannelName, SearchChannel } from './search-channel.js';
+import type { ChannelContext, ChannelHit, ChannelName, SearchChannel } from './search-channel.js';
 
 /** Candidates of one scope, merged by id, with every channel's score kept. */
 export interface MergedCandidate {
@@ -7,6 +7,8 @@ export interface MergedCandidate {
   /** Score per channel that found it (plus sub-scores such as `dense.priority`). */
   channels: Record<string, number>;
   memory?: Memory | undefined;
+  /** The memory's last update, when a channel reported it. */
+  updatedAt?: string | undefined;
 }
 
 /** What {@link runChannels} returns. */
@@ -16,6 +18,30 @@ export interface ChannelRun {
   timings: Partial<Record<ChannelName, number>>;
   /** Channels that failed (message), skipped without failing the search. */
   errors: Partial<Record<ChannelName, string>>;
+}
+
+/**
+ * Merges channels' hits by id, in the order given, keeping every channel's best score, the
+ * sub-scores, and the first memory and last-update time a channel brought.
+ */
+export function mergeChannelHits(
+  results: ReadonlyArray<{ channel: ChannelName; hits: readonly ChannelHit[] }>,
+): Map<string, MergedCandidate> {
+  const candidates = new Map<string, MergedCandidate>();
+  for (const { channel, hits } of results) {
+    for (const hit of hits) {
+      let entry = candidates.get(hit.id);
+      if (!entry) {
+        entry = { id: hit.id, channels: {} };
+        candidates.set(hit.id, entry);
+      }
+      entry.channels[channel] = Math.max(entry.channels[channel] ?? -Infinity, hit.score);
+      if (hit.extra) for (const [k, v] of Object.entries(hit.extra)) entry.channels[k] = v;
+      if (hit.memory && !entry.memory) entry.memory = hit.memory;
+      if (hit.updatedAt !== undefined && entry.updatedAt === undefined) entry.updatedAt = hit.updatedAt;
+    }
+  }
+  return candidates;
 }
 
 /**
@@ -33,27 +59,14 @@ export async function runChannels(
     channels.map(async (channel) => {
       const start = now();
       try {
-        return { channel, hits: await channel.run(context) };
+        return { channel: channel.name, hits: await channel.run(context) };
       } catch (error: unknown) {
         errors[channel.name] = error instanceof Error ? error.message : String(error);
-        return { channel, hits: [] };
+        return { channel: channel.name, hits: [] };
       } finally {
         timings[channel.name] = now() - start;
       }
     }),
   );
-  const candidates = new Map<string, MergedCandidate>();
-  for (const { channel, hits } of results) {
-    for (const hit of hits) {
-      let entry = candidates.get(hit.id);
-      if (!entry) {
-        entry = { id: hit.id, channels: {} };
-        candidates.set(hit.id, entry);
-      }
-      entry.channels[channel.name] = Math.max(entry.channels[channel.name] ?? -Infinity, hit.score);
-      if (hit.extra) for (const [k, v] of Object.entries(hit.extra)) entry.channels[k] = v;
-      if (hit.memory && !entry.memory) entry.memory = hit.memory;
-    }
-  }
-  return { candidates, timings, errors };
+  return { candidates: mergeChannelHits(results), timings, errors };
 }

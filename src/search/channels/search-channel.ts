@@ -1,6 +1,6 @@
 import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
-import type { MemoryStore } from '../../store/memory-store.js';
+import type { MemoryStore, SearchGroup } from '../../store/memory-store.js';
 import type { MemoryFilter } from '../../model/memory-filter.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
@@ -39,10 +39,18 @@ export interface ChannelHit {
   memory?: Memory | undefined;
   /** Sub-scores, e.g. `dense.priority`. */
   extra?: Record<string, number> | undefined;
+  /** The memory's last update, when the store reported it (lets ranking reuse cached tokens). */
+  updatedAt?: string | undefined;
 }
 
 /** A retrieval channel: finds candidates inside one scope. */
 export interface SearchChannel {
   readonly name: ChannelName;
   run(context: ChannelContext): Promise<ChannelHit[]>;
+  /**
+   * Optional: the channel for several paths of one scope at once (one store pass instead of one
+   * per path). Result `i` equals `run` with `filter.types = groups[i].types` and
+   * `limit = groups[i].limit`; `context.filter.types` and `context.limit` are ignored.
+   */
+  runGroups?(context: ChannelContext, groups: SearchGroup[]): Promise<ChannelHit[][]>;
 }

@@ -24,7 +24,18 @@ export async function rankCandidates(
   found: readonly FoundMemory[],
   k: number,
 ): Promise<SearchCandidate[]> {
-  const pool = fusedPool(inputs, pathName, found, k);
+  return rerankPool(inputs, fusedPool(inputs, pathName, found, k), k);
+}
+
+/**
+ * Hands a path's fused pool (best first) to the reranker for its `k`, then applies boosts. The
+ * candidates are updated in place and returned in the reranker's order.
+ */
+export async function rerankPool(
+  inputs: Pick<PathInputs, 'goal' | 'reranker' | 'boost' | 'signal'>,
+  pool: readonly SearchCandidate[],
+  k: number,
+): Promise<SearchCandidate[]> {
   const verdict = await inputs.reranker.rerank({
     query: inputs.goal.rephrasedQuery,
     candidates: pool.map((c) => ({ memory: c.memory, score: c.fused, cosine: c.cosine })),

@@ -3,7 +3,9 @@ import type { BucketLimits } from '../../model/bucket-limits.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
 import type { Scope } from '../../model/scope.js';
 import type { LexicalWeights } from '../../recall/lexical-weights.js';
+import type { PoolDocument } from '../../recall/pool-document.js';
 import type { RecallProfileSpec } from '../../recall/recall-profile.js';
+import type { TokenCacheView } from '../../recall/token-cache.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import type { Reranker } from '../rank/reranker.js';
 import type { WebPath } from './internet-path.js';
@@ -26,6 +28,8 @@ export interface StageContext {
   topK: number;
   limits: BucketLimits;
   profile: RecallProfileSpec;
+  /** Candidates' pool documents reused across searches (the profile's, the search's tenant; the core recall's view). */
+  documents?: TokenCacheView<PoolDocument> | undefined;
   weights: LexicalWeights;
   reranker: Reranker;
   fulltext: boolean;
@@ -35,9 +39,9 @@ export interface StageContext {
   sequential: boolean;
   signal?: AbortSignal | undefined;
   now: () => number;
-  /** Milliseconds per path, summed over collections and stages; written by every stage. */
+  /** Each path's latency within a stage (from the stage's start to its candidates), summed over stages. */
   pathTimings: Record<string, number>;
-  /** Milliseconds per channel, summed over paths, collections and stages. */
+  /** Milliseconds per channel, summed over collections and stages (a channel answering every path at once counts once). */
   channelTimings: Record<string, number>;
   /** Failures degraded so far (path, channel, provider); written by every stage. */
   degraded: Record<string, string>;

@@ -21,8 +21,34 @@ export interface CachedLexicalInput {
   limit: number;
 }
 
+/** What {@link rankCachedLexicalGroups} ranks: one list per limit. */
+export interface CachedLexicalGroupsInput {
+  index: LexicalIndex;
+  /** At most 31 groups. */
+  limits: readonly number[];
+  /** The groups that may return a live document, one bit each (bit `i` for `limits[i]`). */
+  accept: (doc: number) => number;
+  terms: readonly TermPostings[];
+  /** Working arrays of `index.docCount` zeros, handed back zeroed (saves allocating them per call). */
+  scratch?: LexicalScratch | undefined;
+}
+
+/** Per-document working arrays of a ranking pass. */
+export interface LexicalScratch {
+  scores: Float64Array;
+  masks: Uint32Array;
+}
+
+/** Zeroed working arrays for a ranking pass over `index`. */
+export function lexicalScratch(index: LexicalIndex): LexicalScratch {
+  return { scores: new Float64Array(index.docCount), masks: new Uint32Array(index.docCount) };
+}
+
 const K1 = 1.2;
 const B = 0.75;
+/** Groups ranked in one pass (one bit each beside the "seen" bit of a 32-bit mask). */
+export const MAX_GROUPS_PER_PASS = 31;
+const SEEN = 2 ** 31;
 
 /**
  * BM25 with FTS5's own formula (k1 1.2, b 0.75, idf ln((N − df + 0.5) / (df + 0.5)) floored at
@@ -35,15 +61,14 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
   const { index, filter } = input;
   const n = index.docCount;
   if (index.size === 0 || input.limit <= 0) return [];
+  // One query alone (the core recall's): a byte of state per row, no group masks.
   const scores = new Float64Array(n);
   // 0 = not seen yet, 1 = accepted by the filter, 2 = rejected.
   const state = new Uint8Array(n);
   const touched: number[] = [];
   const mean = index.meanLength;
   for (const term of input.terms) {
-    const df = term.df ?? term.docs.length;
-    const rawIdf = Math.log((index.size - df + 0.5) / (df + 0.5));
-    const idf = rawIdf > 0 ? rawIdf : 1e-6;
+    const idf = termIdf(index.size, term.df ?? term.docs.length);
     const { docs, tfs } = term;
     for (let j = 0; j < docs.length; j++) {
       const doc = docs[j] as number;
@@ -55,11 +80,71 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
         if (seen === 1) touched.push(doc);
       }
       if (seen !== 1) continue;
-      const tf = tfs[j] as number;
-      scores[doc] =
-        (scores[doc] as number) + (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * index.lengthOf(doc)) / mean));
+      scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
     }
   }
   const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
   return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+}
+
+/** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */
+function termIdf(size: number, df: number): number {
+  const rawIdf = Math.log((size - df + 0.5) / (df + 0.5));
+  return rawIdf > 0 ? rawIdf : 1e-6;
+}
+
+/** One term's BM25 contribution to a row of `length` tokens. */
+function termScore(idf: number, tf: number, length: number, mean: number): number {
+  return (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / mean));
+}
+
+/**
+ * {@link rankCachedLexical} for several groups over the same postings in one pass: a row's score
+ * does not depend on the filter, so each row is scored once (and `accept` asked once) and each
+ * group keeps its own best. Result `i` equals `rankCachedLexical` with the filter of bit `i`.
+ */
+export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
+  const { index, limits, accept } = input;
+  if (limits.length > MAX_GROUPS_PER_PASS) throw new RangeError(`at most ${MAX_GROUPS_PER_PASS} groups per pass`);
+  if (index.size === 0) return limits.map(() => []);
+  const { scores, masks } = input.scratch ?? lexicalScratch(index);
+  // masks: 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
+  const touched: number[] = [];
+  const rejected: number[] = [];
+  const mean = index.meanLength;
+  for (const term of input.terms) {
+    const idf = termIdf(index.size, term.df ?? term.docs.length);
+    const { docs, tfs } = term;
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j] as number;
+      let mask = masks[doc] as number;
+      if (mask === 0) {
+        mask = index.idOf(doc) === null ? SEEN : SEEN + accept(doc);
+        masks[doc] = mask;
+        if (mask !== SEEN) touched.push(doc);
+        else if (input.scratch) rejected.push(doc);
+      }
+      if (mask === SEEN) continue;
+      scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
+    }
+  }
+  // Each group's rows in one pass (groups of one search rarely overlap, so this is about one copy).
+  const members = limits.map((): number[] => []);
+  for (const doc of touched) {
+    const mask = masks[doc] as number;
+    for (let g = 0; g < limits.length; g++) if ((mask & (2 ** g)) !== 0) (members[g] as number[]).push(doc);
+  }
+  const out = limits.map((limit, g) => {
+    if (limit <= 0) return [];
+    const best = topK(members[g] as number[], limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+  });
+  if (input.scratch) {
+    for (const doc of touched) {
+      scores[doc] = 0;
+      masks[doc] = 0;
+    }
+    for (const doc of rejected) masks[doc] = 0;
+  }
+  return out;
 }

@@ -153,6 +153,32 @@ export class LexicalIndex {
     return out;
   }
 
+  /**
+   * {@link postings} with `newest = caps[g]` and `keep` = "in group g", for several groups in one
+   * walk from the newest end (each live document's groups asked once: `groupsOf`, one bit per
+   * group). Each list holds the same documents as its own bounded read, newest first.
+   */
+  newestByGroup(key: string, caps: readonly number[], groupsOf: (doc: number) => number): Postings[] {
+    const out = caps.map((): Postings => ({ docs: [], tfs: [] }));
+    const list = this.terms.get(key);
+    let open = caps.filter((c) => c > 0).length;
+    if (list === undefined) return out;
+    const { docs, tfs } = list;
+    for (let i = docs.length - 1; i >= 0 && open > 0; i--) {
+      const doc = docs[i] as number;
+      // Groups of the row, one bit each, taken lowest first.
+      for (let mask = this.docIds[doc] === null ? 0 : groupsOf(doc); mask !== 0; mask &= mask - 1) {
+        const g = 31 - Math.clz32(mask & -mask);
+        const postings = out[g] as Postings;
+        if (postings.docs.length >= (caps[g] as number)) continue;
+        postings.docs.push(doc);
+        postings.tfs.push(tfs[i] as number);
+        if (postings.docs.length === caps[g]) open--;
+      }
+    }
+    return out;
+  }
+
   /** Drops dead documents and renumbers the live ones (order kept). */
   private compact(): void {
     const renumber = new Int32Array(this.docIds.length).fill(-1);

@@ -1,14 +1,21 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
 import type { LexicalCandidate, LexicalQuery } from '../memory-store.js';
 import { filterWhere, spaceWhere } from '../sql/filter-where.js';
-import { rankCachedLexical, type TermPostings } from './cached-lexical.js';
+import {
+  MAX_GROUPS_PER_PASS,
+  lexicalScratch,
+  rankCachedLexical,
+  rankCachedLexicalGroups,
+  type TermPostings,
+} from './cached-lexical.js';
 import { ftsTerms, type FtsTerm } from './fts-text.js';
-import { termKey } from './lexical-index.js';
+import { termKey, type LexicalIndex, type Postings } from './lexical-index.js';
 import { planLexicalTerms, type LexicalPlanOptions } from './lexical-plan.js';
 import { filterPredicate } from './slot-filter.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import type { SqliteRunner } from './sqlite-runner.js';
 import { ALL_USERS, type VectorCache } from './vector-cache.js';
+import type { SlotFilter, SlotMeta, VectorPartition } from './vector-partition.js';
 
 /** The lexical options of the SQLite store (see `SqliteStoreOptions`). */
 export interface SqliteLexicalOptions {
@@ -49,10 +56,19 @@ export class SqliteLexicalSearch {
 
   /** Top candidates of a validated query; from `cache` when the query names a space and there is one. */
   search(query: LexicalQuery, cache: VectorCache | null): LexicalCandidate[] {
-    const terms = ftsTerms(query.terms);
-    if (terms.length === 0) return [];
-    if (cache !== null && query.space !== undefined) return this.cachedLexical(cache, query, query.space, terms);
-    return this.ftsLexical(query, terms);
+    return this.searchGroups([query], cache)[0] ?? [];
+  }
+
+  /**
+   * Validated queries that differ only in their types and limits (a grouped search): from the
+   * cache, the terms' postings are read and scored once for all of them.
+   */
+  searchGroups(queries: LexicalQuery[], cache: VectorCache | null): LexicalCandidate[][] {
+    const first = queries[0];
+    const terms = first === undefined ? [] : ftsTerms(first.terms);
+    if (first === undefined || terms.length === 0) return queries.map(() => []);
+    if (cache !== null && first.space !== undefined) return this.cachedLexical(cache, queries, first.space, terms);
+    return queries.map((q) => this.ftsLexical(q, terms));
   }
 
   private get planOptions(): LexicalPlanOptions {
@@ -92,45 +108,108 @@ export class SqliteLexicalSearch {
    */
   private cachedLexical(
     cache: VectorCache,
-    query: LexicalQuery,
+    queries: LexicalQuery[],
     space: EmbeddingInfo,
     terms: FtsTerm[],
-  ): LexicalCandidate[] {
-    const { partition, index } = cache.lexical(
-      query.filter.scope.tenant,
-      space.model,
-      space.dim,
-      query.filter.scope.user ?? ALL_USERS,
-    );
-    const filter = filterPredicate(query.filter, partition.statuses(), (at) => partition.coversValidAt(at));
+  ): LexicalCandidate[][] {
+    const { scope } = (queries[0] as LexicalQuery).filter;
+    const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
     const withDf = terms.map((t) => ({
       ...t,
       keys: t.tokens.map((token) => termKey(t.column, token)),
       df: t.tokens.length === 0 ? 0 : Math.min(...t.tokens.map((token) => index.storedCount(termKey(t.column, token)))),
     }));
     const { kept, rankAll } = planLexicalTerms(withDf, index.size, this.planOptions);
-    const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(query.limit, this.options.lexicalScanCap);
-    const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
-    const postings = kept.map((term): TermPostings => {
-      if (term.keys.length === 1) {
-        const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
-        return rankAll ? read : { ...read, df: term.df };
+    const postingsOf = (limit: number, filter: SlotFilter | null): TermPostings[] => {
+      const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(limit, this.options.lexicalScanCap);
+      const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
+      return kept.map((term): TermPostings => {
+        if (term.keys.length === 1) {
+          const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
+          return rankAll ? read : { ...read, df: term.df };
+        }
+        // A phrase: FTS5 knows word positions, the in-memory index does not.
+        const rows = rankAll
+          ? this.rowids('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?', [term.expression])
+          : this.rowids('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?', [
+              term.expression,
+              cap,
+            ]);
+        const docs: number[] = [];
+        for (const pk of rows) {
+          const doc = index.docOf(pk);
+          if (doc !== undefined) docs.push(doc);
+        }
+        return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
+      });
+    };
+    if (queries.length === 1) {
+      const q = queries[0] as LexicalQuery;
+      const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
+      return [rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit })];
+    }
+    // Ranking every match, the postings do not depend on the filter: read once for every query,
+    // each row tested once against the queries' common filter and sorted into them by type.
+    if (rankAll && queries.length <= MAX_GROUPS_PER_PASS) {
+      const limits = queries.map((q) => q.limit);
+      const groups = typeGroups(queries, partition);
+      const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
+      return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
+    }
+    if (queries.length > MAX_GROUPS_PER_PASS) {
+      return queries.map((q) => {
+        const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
+        return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
+      });
+    }
+    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition));
+  }
+
+  /**
+   * The bounded path for several queries that differ only in their types: each term's newest
+   * in-scope matches are read in one walk that hands every row to the queries it belongs to,
+   * until each has its `max(limit, lexicalScanCap)` (a phrase: the newest rows FTS5 returns, cut
+   * per query); then each query ranks its own rows, as it would alone. A row's queries are asked
+   * once (`accept`, one bit per query) and remembered for the ranking.
+   */
+  private boundedGroups(
+    index: LexicalIndex,
+    queries: LexicalQuery[],
+    kept: ReadonlyArray<FtsTerm & { keys: string[]; df: number }>,
+    accept: (id: string, meta: SlotMeta) => number,
+  ): LexicalCandidate[][] {
+    const caps = queries.map((q) => Math.max(q.limit, this.options.lexicalScanCap));
+    const known = new Uint32Array(index.docCount);
+    const groupsOf = (doc: number): number => {
+      const seen = known[doc] as number;
+      if (seen !== 0) return seen - 1;
+      const mask = accept(index.idOf(doc) ?? '', index.metaOf(doc));
+      known[doc] = mask + 1;
+      return mask;
+    };
+    const perQuery = queries.map((): TermPostings[] => []);
+    for (const term of kept) {
+      let lists: Postings[];
+      if (term.keys.length === 1) lists = index.newestByGroup(term.keys[0] as string, caps, groupsOf);
+      else {
+        const rows = this.rowids(
+          'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+          [term.expression, Math.max(...caps)],
+        );
+        lists = caps.map((cap) => {
+          const docs = rows.slice(0, cap).flatMap((pk) => index.docOf(pk) ?? []);
+          return { docs, tfs: docs.map(() => 1) };
+        });
       }
-      // A phrase: FTS5 knows word positions, the in-memory index does not.
-      const rows = rankAll
-        ? this.rowids('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?', [term.expression])
-        : this.rowids('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?', [
-            term.expression,
-            cap,
-          ]);
-      const docs: number[] = [];
-      for (const pk of rows) {
-        const doc = index.docOf(pk);
-        if (doc !== undefined) docs.push(doc);
-      }
-      return { docs, tfs: docs.map(() => 1), df: rankAll ? undefined : term.df };
+      lists.forEach((postings, q) => perQuery[q]?.push({ ...postings, df: term.df }));
+    }
+    const scratch = lexicalScratch(index);
+    return queries.map((q, i) => {
+      const bit = 2 ** i;
+      const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
+      const terms = perQuery[i] ?? [];
+      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch })[0] ?? [];
     });
-    return rankCachedLexical({ index, filter, terms: postings, limit: query.limit });
   }
 
   /** The lexical channel through FTS5 alone: bm25() over every match, or the bounded windows. */
@@ -214,4 +293,22 @@ export class SqliteLexicalSearch {
     found.sort((a, b) => b.score - a.score || b.pk - a.pk);
     return found.slice(0, limit).map((r) => ({ id: r.id, score: r.score }));
   }
+}
+
+/**
+ * For queries that differ only in their types: the groups of a row, one bit per query, testing
+ * the rest of the filter once.
+ */
+function typeGroups(queries: LexicalQuery[], partition: VectorPartition): (id: string, meta: SlotMeta) => number {
+  const common = filterPredicate(
+    { ...(queries[0] as LexicalQuery).filter, types: undefined },
+    partition.statuses(),
+    (at) => partition.coversValidAt(at),
+  );
+  const anyType = queries.reduce((bits, q, i) => (q.filter.types === undefined ? bits + 2 ** i : bits), 0);
+  const byType = new Map<string, number>();
+  queries.forEach((q, i) => {
+    for (const type of new Set(q.filter.types ?? [])) byType.set(type, (byType.get(type) ?? 0) + 2 ** i);
+  });
+  return (id, meta) => (common === null || common.test(id, meta) ? anyType + (byType.get(meta.type) ?? 0) : 0);
 }

@@ -35,6 +35,12 @@ export interface SqliteStoreOptions {
   lexicalCommonShare?: number | undefined;
   /** Matches per term and window read by the bounded lexical path (at most 8 windows). @default 2000 */
   lexicalScanCap?: number | undefined;
+  /**
+   * Where the vector cache remembers the partitions it holds (ids and sizes, no content), so that
+   * {@link SqliteStore.warm} can load them again after a restart; null remembers nothing.
+   * @default `<path>-partitions.json` for a database file, null for `':memory:'`
+   */
+  recentPartitionsFile?: string | null | undefined;
   /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
   changeLogRetention?: number | undefined;
   /** Clock for bookkeeping timestamps (migration records). @default () => new Date() */
@@ -68,6 +74,12 @@ export function resolveSqliteOptions(options: SqliteStoreOptions): ResolvedSqlit
     lexicalRankAllBelow: options.lexicalRankAllBelow ?? 4_000,
     lexicalScanCap: options.lexicalScanCap ?? 2000,
     changeLogRetention: options.changeLogRetention ?? 200_000,
+    recentPartitionsFile:
+      options.recentPartitionsFile !== undefined
+        ? options.recentPartitionsFile
+        : options.path === ':memory:' || options.path === ''
+          ? null
+          : `${options.path}-partitions.json`,
     clock: options.clock ?? (() => new Date()),
   };
 }

@@ -6,13 +6,16 @@ import { openSqliteDatabase, type SqliteDatabase } from '../../util/sqlite-datab
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
+  DenseGroupQuery,
   DenseQuery,
+  LexicalGroupQuery,
   LexicalQuery,
   LexicalCandidate,
   MemoryRecord,
   MemoryText,
   UsageEntry,
 } from '../memory-store.js';
+import { denseGroupQueries, lexicalGroupQueries } from '../query-validation.js';
 import { assertTenant } from '../record-validation.js';
 import { filterWhere } from '../sql/filter-where.js';
 import { patchAssignments, RECORD_COLUMNS, recordValues } from '../sql/memory-columns.js';
@@ -32,6 +35,11 @@ import {
   type VectorPartitionKey,
 } from './sqlite-store-options.js';
 import { ALL_USERS, VectorCache } from './vector-cache.js';
+import { CacheWarmUp } from './cache-warm-up.js';
+import type { Maybe } from '../sql/maybe-async.js';
+import type { Scope } from '../../model/scope.js';
+import type { WarmReport } from '../../model/warm-report.js';
+import { unitVector } from '../../vector/unit-cosine.js';
 
 export type { SqliteStoreOptions, VectorPartitionKey } from './sqlite-store-options.js';
 
@@ -72,6 +80,8 @@ export class SqliteStore extends SqlMemoryStore {
   private readonly lexical: SqliteLexicalSearch;
   /** Created on the first dense search (the schema must exist by then). */
   private lazyCache: VectorCache | null = null;
+  /** Remembers the cache's partitions for the next start (null: `recentPartitionsFile` is null). */
+  private readonly warmUp: CacheWarmUp | null;
   private writesSincePrune = 0;
 
   constructor(options: SqliteStoreOptions) {
@@ -84,6 +94,8 @@ export class SqliteStore extends SqlMemoryStore {
     }
     this.runner = new SqliteRunner(this.db);
     this.lexical = new SqliteLexicalSearch(this.runner, this.options);
+    const file = this.options.recentPartitionsFile;
+    this.warmUp = file === null ? null : new CacheWarmUp(file);
   }
 
   /** The underlying connection, for diagnostics and tests. Do not write through it. */
@@ -97,15 +109,43 @@ export class SqliteStore extends SqlMemoryStore {
     return this.lazyCache?.corruptSkipped ?? 0;
   }
 
-  /** Size of the in-memory vector cache and its lexical indexes (observability). */
-  vectorCacheStats(): { partitions: number; lexicalIndexes: number; bytes: number; corruptSkipped: number } {
+  /**
+   * Size of the in-memory vector cache and its lexical indexes (observability): `bytes` as the
+   * cache counts them (never above `vectorCacheMaxBytes` for long: the least recently used
+   * partitions are dropped first) for `memories` cached vectors.
+   */
+  vectorCacheStats(): {
+    partitions: number;
+    lexicalIndexes: number;
+    memories: number;
+    bytes: number;
+    maxBytes: number;
+    corruptSkipped: number;
+  } {
     const cache = this.lazyCache;
     return {
       partitions: cache?.partitionCount ?? 0,
       lexicalIndexes: cache?.lexicalIndexCount ?? 0,
+      memories: cache?.memoryCount ?? 0,
       bytes: cache?.cachedBytes ?? 0,
+      maxBytes: this.options.vectorCacheMaxBytes,
       corruptSkipped: cache?.corruptSkipped ?? 0,
     };
+  }
+
+  /**
+   * Optional method of the contract: loads the partitions this database's cache held before
+   * (see `recentPartitionsFile`), most recently used first and within `vectorCacheMaxBytes`,
+   * a chunk of rows at a time so the process keeps serving meanwhile; a search of a partition
+   * still loading waits for it. Resolves when done.
+   */
+  warm(): Promise<WarmReport> {
+    return this.guard('warm', async () => {
+      const cache = this.vectorCache();
+      const none = { partitions: [], skipped: 0, cachedMemories: 0, cachedBytes: 0, ms: 0 };
+      if (cache === null || this.warmUp === null) return none;
+      return this.warmUp.warm(cache, this.options.vectorCacheMaxBytes);
+    });
   }
 
   /**
@@ -124,11 +164,13 @@ export class SqliteStore extends SqlMemoryStore {
 
   private vectorCache(): VectorCache | null {
     if (this.lazyCache === null && this.options.vectorCache) {
-      this.lazyCache = new VectorCache(this.db, {
+      const cache: VectorCache = new VectorCache(this.db, {
         maxBytes: this.options.vectorCacheMaxBytes,
         reloadAbove: 5000,
         quantizeAbove: this.options.vectorQuantizeAbove,
+        onChange: () => this.warmUp?.remember(cache),
       });
+      this.lazyCache = cache;
     }
     return this.lazyCache;
   }
@@ -232,7 +274,11 @@ export class SqliteStore extends SqlMemoryStore {
     return this.lazyCache?.texts(tenant, ids) ?? null;
   }
 
-  protected denseCandidates(query: DenseQuery, unit: Float32Array): DenseCandidate[] {
+  protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {
+    return this.whenWarm(query.filter.scope, query.model, unit.length, () => this.denseRows(query, unit));
+  }
+
+  private denseRows(query: DenseQuery, unit: Float32Array): DenseCandidate[] {
     const cache = this.vectorCache();
     if (cache === null) return this.denseScan(query, unit);
     const { filter } = query;
@@ -261,11 +307,54 @@ export class SqliteStore extends SqlMemoryStore {
     return scoreVectorRows(this.runner.prepare<unknown[], VectorRow>(sql).iterate(...params.values), unit, query.limit);
   }
 
-  protected lexicalCandidates(query: LexicalQuery): LexicalCandidate[] {
-    return this.lexical.search(query, query.space === undefined ? null : this.vectorCache());
+  /** Optional method of the contract: every group from one pass over the vector cache (see `VectorPartition.searchGroups`). */
+  denseSearchGroups(query: DenseGroupQuery): Promise<DenseCandidate[][]> {
+    return this.guard('denseSearchGroups', () => {
+      const queries = denseGroupQueries(query);
+      const unit = unitVector(query.vector);
+      if (unit === null || unit.every((v) => v === 0)) return queries.map(() => []);
+      return this.whenWarm(query.filter.scope, query.model, unit.length, () => {
+        const cache = this.vectorCache();
+        if (cache === null || query.filter.ids !== undefined) return queries.map((q) => this.denseRows(q, unit));
+        const { tenant, user } = query.filter.scope;
+        const partition = cache.partition(tenant, query.model, unit.length, user ?? ALL_USERS);
+        const groups = queries.map((q) => ({
+          limit: q.limit,
+          filter: filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at)),
+        }));
+        return partition.searchGroups(unit, groups, this.options.searchThreads);
+      });
+    });
+  }
+
+  /** Optional method of the contract: every group from one read of the terms' postings (see `SqliteLexicalSearch.searchGroups`). */
+  lexicalSearchGroups(query: LexicalGroupQuery): Promise<LexicalCandidate[][]> {
+    return this.guard('lexicalSearchGroups', () => {
+      const queries = lexicalGroupQueries(query);
+      const { space } = query;
+      if (space === undefined) return this.lexical.searchGroups(queries, null);
+      return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
+        this.lexical.searchGroups(queries, this.vectorCache()),
+      );
+    });
+  }
+
+  protected lexicalCandidates(query: LexicalQuery): Maybe<LexicalCandidate[]> {
+    const { space } = query;
+    if (space === undefined) return this.lexical.search(query, null);
+    return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
+      this.lexical.search(query, this.vectorCache()),
+    );
+  }
+
+  /** Runs `work` now, or once the partition it reads has finished warming (see {@link warm}). */
+  private whenWarm<T>(scope: Scope, model: string, dim: number, work: () => T): Maybe<T> {
+    const warming = this.lazyCache?.whileWarming(scope.tenant, model, dim, scope.user ?? ALL_USERS);
+    return warming ? warming.then(work) : work();
   }
 
   protected closeConnection(): void {
+    if (this.lazyCache !== null) this.warmUp?.rememberNow(this.lazyCache);
     this.lazyCache?.clear();
     this.db.close();
   }

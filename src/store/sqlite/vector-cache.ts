@@ -1,43 +1,18 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
-import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import type { MemoryText } from '../memory-store.js';
-import { VALID_FROM_SQL } from '../sql/filter-where.js';
 import { LexicalIndex } from './lexical-index.js';
-import { VectorPartition, type SlotMeta } from './vector-partition.js';
+import { ALL_USERS, VECTOR_COLUMNS, blobVector, metaOf, partitionWhere, type VectorRow } from './partition-rows.js';
+import { PartitionLoader, type PartitionKey } from './partition-loader.js';
+import type { RecentPartition } from './recent-partitions.js';
+import { VectorPartition } from './vector-partition.js';
 
-/** Partition key for a query without a user: every user of the tenant. */
-export const ALL_USERS = '\u0000*';
-
-interface VectorRow {
-  pk: number;
-  id: string;
-  user_id: string | null;
-  embed_model: string | null;
-  embed_dim: number | null;
-  vector: Buffer | null;
-  status: string;
-  type: string;
-  agent_id: string | null;
-  session_id: string | null;
-  collection: string | null;
-  key: string | null;
-  tags: string;
-  updated_at: string;
-  valid_from: string;
-  valid_to: string | null;
-}
+export { ALL_USERS } from './partition-rows.js';
 
 interface ChangeRow {
   seq: number;
   tenant: string;
   id: string;
 }
-
-const VECTOR_COLUMNS =
-  'm.pk AS pk, m.id AS id, m.user_id AS user_id, m.embed_model AS embed_model, m.embed_dim AS embed_dim, ' +
-  'm.vector AS vector, m.status AS status, m.type AS type, m.agent_id AS agent_id, m.session_id AS session_id, ' +
-  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at, ' +
-  `${VALID_FROM_SQL} AS valid_from, m.valid_to AS valid_to`;
 
 interface LoadedPartition {
   tenant: string;
@@ -49,15 +24,6 @@ interface LoadedPartition {
   lexical: LexicalIndex | null;
 }
 
-/** The rows of a partition, as a WHERE fragment over alias `m`. */
-function partitionWhere(tenant: string, model: string, dim: number, user: string): { sql: string; params: unknown[] } {
-  const allUsers = user === ALL_USERS;
-  return {
-    sql: `m.tenant = ? AND m.embed_model = ? AND m.embed_dim = ? ${allUsers ? '' : 'AND m.user_id = ?'} AND m.vector IS NOT NULL`,
-    params: allUsers ? [tenant, model, dim] : [tenant, model, dim, user],
-  };
-}
-
 /** Options of {@link VectorCache}. */
 export interface VectorCacheOptions {
   /** Upper bound on cached vector bytes; least recently used partitions are dropped beyond it. */
@@ -66,36 +32,8 @@ export interface VectorCacheOptions {
   reloadAbove: number;
   /** Partitions with at least this many rows pre-select candidates with an int8 copy. */
   quantizeAbove: number;
-}
-
-function metaOf(row: VectorRow): SlotMeta {
-  let tags: string[] = [];
-  try {
-    const parsed: unknown = JSON.parse(row.tags);
-    if (Array.isArray(parsed)) tags = parsed.filter((t): t is string => typeof t === 'string');
-  } catch {
-    tags = [];
-  }
-  return {
-    status: row.status as MemoryStatus,
-    type: row.type as MemoryType,
-    agent: row.agent_id,
-    session: row.session_id,
-    collection: row.collection,
-    key: row.key,
-    tags,
-    updatedAt: row.updated_at,
-    validFrom: row.valid_from,
-    validTo: row.valid_to,
-    pk: row.pk,
-  };
-}
-
-/** A Float32Array over a blob of exactly `dim` float32 values, or null when the blob is corrupt. */
-function blobVector(blob: Buffer, dim: number): Float32Array | null {
-  if (blob.byteLength !== dim * 4) return null;
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, dim);
-  return new Float32Array(new Uint8Array(blob).buffer, 0, dim);
+  /** Told when the set of cached partitions (or their indexes) changed, e.g. to remember them for the next start. */
+  onChange?: (() => void) | undefined;
 }
 
 /**
@@ -113,6 +51,9 @@ export class VectorCache {
   private readonly dataVersionStmt: SqliteStatement<[], number>;
   private dirty = true;
   private clock = 0;
+  /** Partitions being loaded in the background, with the promise settled when each is in. */
+  private readonly warming = new Map<string, { loader: PartitionLoader; done: Promise<void> }>();
+  private stopped = false;
   /** Rows skipped because their blob had the wrong length (observability, tests). */
   corruptSkipped = 0;
 
@@ -138,9 +79,84 @@ export class VectorCache {
     this.dirty = true;
   }
 
-  /** Drops every partition (e.g. on close). */
+  /** Drops every partition and stops warming (e.g. on close). */
   clear(): void {
+    this.stopped = true;
     this.partitions.clear();
+  }
+
+  /** Cached vectors over all partitions. */
+  get memoryCount(): number {
+    let n = 0;
+    for (const p of this.partitions.values()) n += p.partition.size;
+    return n;
+  }
+
+  /** The cached partitions, most recently used first, with their sizes (what a next start may warm). */
+  recent(): RecentPartition[] {
+    return [...this.partitions.values()]
+      .sort((a, b) => b.partition.lastUsed - a.partition.lastUsed)
+      .map((p) => ({
+        tenant: p.tenant,
+        model: p.model,
+        dim: p.dim,
+        user: p.user,
+        memories: p.partition.size,
+        bytes: p.partition.bytes + (p.lexical?.bytes ?? 0),
+      }));
+  }
+
+  /**
+   * Loads these partitions with their lexical indexes, one chunk of rows at a time with `pause()`
+   * between chunks, so the process keeps serving; a search of a partition being warmed waits for
+   * it (see {@link whileWarming}) or, called synchronously, finishes loading it. Rows written
+   * meanwhile are caught up from the change log. Returns the partitions now cached.
+   */
+  async warm(keys: readonly PartitionKey[], pause: () => Promise<void>): Promise<PartitionKey[]> {
+    const warmed: PartitionKey[] = [];
+    for (const key of keys) {
+      const id = JSON.stringify([key.tenant, key.model, key.dim, key.user]);
+      if (this.stopped) break;
+      if (!this.partitions.has(id)) {
+        const loader = new PartitionLoader(this.db, key, { quantizeAbove: this.options.quantizeAbove });
+        let settle = (): void => undefined;
+        this.warming.set(id, { loader, done: new Promise<void>((resolve) => (settle = resolve)) });
+        try {
+          while (!this.stopped && this.warming.has(id) && !loader.step()) await pause();
+          if (this.warming.has(id) && !this.stopped) this.install(id, loader);
+        } finally {
+          this.warming.delete(id);
+          settle();
+        }
+      }
+      if (this.partitions.has(id)) warmed.push(key);
+    }
+    return warmed;
+  }
+
+  /** Settles once the partition is in, when it is being warmed now; null otherwise. */
+  whileWarming(tenant: string, model: string, dim: number, user: string): Promise<void> | null {
+    return this.warming.get(JSON.stringify([tenant, model, dim, user]))?.done ?? null;
+  }
+
+  /** Adds a loaded partition, first replaying onto it the changes logged since its loader started. */
+  private install(id: string, loader: PartitionLoader): void {
+    this.sync();
+    this.corruptSkipped += loader.corruptSkipped;
+    const { tenant, model, dim, user } = loader.key;
+    const entry: LoadedPartition = { tenant, model, dim, user, partition: loader.partition, lexical: loader.lexical };
+    const min = this.minSeqStmt.get()?.seq ?? null;
+    // The log was pruned past the load's start: its rows cannot be caught up (a query loads it lazily).
+    if (min !== null && min > loader.startSeq + 1) return;
+    const changed = new Set<string>();
+    for (const change of this.changesStmt.all(loader.startSeq)) {
+      if (change.seq <= this.lastSeq && change.tenant === tenant) changed.add(change.id);
+    }
+    for (const memoryId of changed) this.applyRow(tenant, memoryId, [entry]);
+    entry.partition.lastUsed = ++this.clock;
+    this.partitions.set(id, entry);
+    this.evict(id);
+    this.options.onChange?.();
   }
 
   get cachedBytes(): number {
@@ -255,6 +271,7 @@ export class VectorCache {
       }
       loaded.lexical = index;
       this.evict(JSON.stringify([tenant, model, dim, user]));
+      this.options.onChange?.();
     }
     return { partition: loaded.partition, index: loaded.lexical };
   }
@@ -282,11 +299,19 @@ export class VectorCache {
   private loaded(tenant: string, model: string, dim: number, user: string): LoadedPartition {
     this.sync();
     const key = JSON.stringify([tenant, model, dim, user]);
+    const warming = this.warming.get(key);
+    if (warming !== undefined && !this.partitions.has(key)) {
+      // Asked for now: finish the background load here rather than reading the rows again.
+      while (!warming.loader.step());
+      this.warming.delete(key);
+      this.install(key, warming.loader);
+    }
     let loaded = this.partitions.get(key);
     if (loaded === undefined) {
       loaded = { tenant, model, dim, user, partition: this.load(tenant, model, dim, user), lexical: null };
       this.partitions.set(key, loaded);
       this.evict(key);
+      this.options.onChange?.();
     }
     loaded.partition.lastUsed = ++this.clock;
     return loaded;

@@ -1,32 +1,18 @@
-import usearch from 'usearch';
-import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import type { DenseCandidate } from '../memory-store.js';
-import { unitVector } from '../../vector/unit-cosine.js';
+import {
+  dotAt,
+  gatherRows,
+  int8PreselectionHolds,
+  int8Query,
+  overFetchTop,
+  preselected,
+  topSlots,
+  writeNormalized,
+} from './slot-scan.js';
+import type { SlotFilter, SlotMeta } from './slot-meta.js';
 
-/** What a dense search may filter on after the partition (tenant, model, dim, user) is chosen. */
-export interface SlotMeta {
-  status: MemoryStatus;
-  type: MemoryType;
-  agent: string | null;
-  session: string | null;
-  collection: string | null;
-  key: string | null;
-  tags: readonly string[];
-  /** Last update of the row (lets callers key per-memory caches without reading the row). */
-  updatedAt: string;
-  /** When it became true, as stored and compared (canonical ISO text; `statedAt ?? createdAt` on rows without one). */
-  validFrom: string;
-  /** When it stopped (exclusive), or null while it holds. */
-  validTo: string | null;
-  /** The row's key in `memories` (= its FTS5 rowid). */
-  pk: number;
-}
-
-/** A predicate with a stable key describing it, so its matches can be reused while rows do not change. */
-export interface SlotFilter {
-  key: string;
-  test: (id: string, meta: SlotMeta) => boolean;
-}
+export type { SlotFilter, SlotMeta } from './slot-meta.js';
+export { writeNormalized } from './slot-scan.js';
 
 /** Matching slots (and, for selective filters, the gathered vectors) of a recent filter. */
 interface FilterMatch {
@@ -44,25 +30,14 @@ const FILTER_MEMORY = 16;
 
 /** Extra candidates fetched from the float32 SIMD search before exact float64 re-scoring. */
 const RESCORE_MARGIN = 8;
+/** Below this share of matching rows, a group of a grouped search scans its gathered vectors. */
+const GROUP_GATHER_BELOW = 0.6;
 /** Below this share of matching rows, matching vectors are gathered and searched alone. */
 const GATHER_BELOW = 0.2;
 /** Queries (midpoints of two stored rows) on which the int8 pre-selection is checked. */
 const Q8_CHECK_QUERIES = 16;
 /** Depth of that check: the size of the recall's dense pool for a limit of 10. */
 const Q8_CHECK_DEPTH = 100;
-
-/** Candidates the int8 scan selects for an exact top-`exact` (re-scoring reads each one's row). */
-function preselected(exact: number): number {
-  return Math.max(2 * exact, exact + 64);
-}
-
-/**
- * Writes `source` scaled to unit length into `target` at `offset`; a zero vector stays zero.
- * Returns false (and writes nothing) when a value is not finite.
- */
-export function writeNormalized(target: Float32Array, offset: number, source: Float32Array): boolean {
-  return unitVector(source, target.subarray(offset, offset + source.length)) !== null;
-}
 
 /** Options of a {@link VectorPartition}. */
 export interface VectorPartitionOptions {
@@ -250,40 +225,34 @@ export class VectorPartition {
    */
   private q8Holds(): boolean {
     const n = this.ids.length;
-    const depth = Math.min(n, Q8_CHECK_DEPTH);
-    let state = n >>> 0 || 1;
-    const nextSlot = (): number => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return (state >>> 0) % n;
+    const scan = (query: Float32Array) => {
+      const input = this.scanInput(query);
+      return { dataset: input.dataset(n), query: input.query };
     };
-    const query = new Float32Array(this.dim);
-    for (let k = 0; k < Q8_CHECK_QUERIES; k++) {
-      const a = nextSlot() * this.dim;
-      const b = nextSlot() * this.dim;
-      for (let i = 0; i < this.dim; i++) query[i] = (this.data[a + i] as number) + (this.data[b + i] as number);
-      if (!writeNormalized(query, 0, query) || query.every((v) => v === 0)) continue;
-      const exact = this.topSlots(this.data.subarray(0, n * this.dim), query, depth, 1);
-      const scan = this.scanInput(query);
-      const found = new Set(
-        this.topSlots(scan.dataset(n), scan.query, Math.min(n, preselected(depth + RESCORE_MARGIN)), 1),
-      );
-      // A row missed only because it ties the last one (duplicates) does not count against int8.
-      const last = this.dot(exact[exact.length - 1] as number, query);
-      if (exact.some((slot) => !found.has(slot) && this.dot(slot, query) - last > 1e-6)) return false;
-    }
-    return true;
+    return int8PreselectionHolds(this.data.subarray(0, n * this.dim), this.dim, scan, {
+      depth: Math.min(n, Q8_CHECK_DEPTH),
+      queries: Q8_CHECK_QUERIES,
+      preselect: (depth) => Math.min(n, preselected(depth + RESCORE_MARGIN)),
+    });
   }
 
   /** Runs many upserts, building the int8 copy once at the end instead of along the way. */
   bulkLoad(load: () => void): void {
-    this.bulk = true;
+    this.beginBulk();
     try {
       load();
     } finally {
-      this.bulk = false;
+      this.endBulk();
     }
+  }
+
+  /** Starts a bulk load spread over several calls (see {@link bulkLoad}); {@link endBulk} ends it. */
+  beginBulk(): void {
+    this.bulk = true;
+  }
+
+  endBulk(): void {
+    this.bulk = false;
     if (this.q8 === null) this.maybeQuantize();
   }
 
@@ -331,7 +300,13 @@ export class VectorPartition {
    * Cosines are re-computed in float64 from the cached unit vectors (so they match a JS cosine of
    * the stored vectors to ~1e-7); ties break by id.
    */
-  search(query: Float32Array, limit: number, filter: SlotFilter | null, threads = 0): DenseCandidate[] {
+  search(
+    query: Float32Array,
+    limit: number,
+    filter: SlotFilter | null,
+    threads = 0,
+    gatherBelow = GATHER_BELOW,
+  ): DenseCandidate[] {
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
     const exact = limit + RESCORE_MARGIN;
@@ -346,7 +321,7 @@ export class VectorPartition {
       if (m === 0) return [];
       if (m === n) {
         slots = this.topSlots(scan.dataset(n), scan.query, Math.min(n, want), threads);
-      } else if (m / n < GATHER_BELOW) {
+      } else if (m / n < gatherBelow) {
         match.gathered ??= this.gather(scan.dataset(n), match.matching);
         const matching = match.matching;
         slots = this.topSlots(match.gathered, scan.query, Math.min(m, want), threads).map((j) => matching[j] as number);
@@ -355,6 +330,21 @@ export class VectorPartition {
       }
     }
     return this.scoreSlots(slots, query, limit);
+  }
+
+  /**
+   * Several {@link search}es of one query, each group scanning only its own rows: result `i` is
+   * `search(query, groups[i].limit, groups[i].filter)`, except that groups of up to
+   * {@link GROUP_GATHER_BELOW} of the rows search their gathered vectors instead of over-fetching
+   * from every row (the same candidates, unless two rows tie in the scan at a group's last one).
+   * Disjoint groups thus read each row once.
+   */
+  searchGroups(
+    query: Float32Array,
+    groups: ReadonlyArray<{ limit: number; filter: SlotFilter | null }>,
+    threads = 0,
+  ): DenseCandidate[][] {
+    return groups.map((g) => this.search(query, g.limit, g.filter, threads, GROUP_GATHER_BELOW));
   }
 
   /**
@@ -412,35 +402,11 @@ export class VectorPartition {
   } {
     const q8 = this.q8;
     if (q8 === null) return { query, dataset: (rows) => this.data.subarray(0, rows * this.dim) };
-    // The query is scaled to use the whole int8 range; only the ranking matters here.
-    let qMax = 0;
-    for (let i = 0; i < query.length; i++) qMax = Math.max(qMax, Math.abs(query[i] as number));
-    const scale = qMax > 0 ? 127 / qMax : 1;
-    const q = new Int8Array(query.length);
-    for (let i = 0; i < query.length; i++) q[i] = Math.round((query[i] as number) * scale);
-    return { query: q, dataset: (rows) => q8.subarray(0, rows * this.dim) };
+    return { query: int8Query(query), dataset: (rows) => q8.subarray(0, rows * this.dim) };
   }
 
   private dot(slot: number, query: Float32Array): number {
-    const data = this.data;
-    const dim = this.dim;
-    const base = slot * dim;
-    // Four accumulators: independent additions pipeline better than one chain.
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let i = 0;
-    for (; i + 3 < dim; i += 4) {
-      s0 += (data[base + i] as number) * (query[i] as number);
-      s1 += (data[base + i + 1] as number) * (query[i + 1] as number);
-      s2 += (data[base + i + 2] as number) * (query[i + 2] as number);
-      s3 += (data[base + i + 3] as number) * (query[i + 3] as number);
-    }
-    for (; i < dim; i++) s0 += (data[base + i] as number) * (query[i] as number);
-    const sum = s0 + s1 + (s2 + s3);
-    if (!Number.isFinite(sum)) return 0;
-    return sum > 1 ? 1 : sum < -1 ? -1 : sum;
+    return dotAt(this.data, this.dim, slot, query);
   }
 
   private topSlots(
@@ -449,24 +415,11 @@ export class VectorPartition {
     k: number,
     threads: number,
   ): number[] {
-    if (k <= 0) return [];
-    const found = usearch.exactSearch(dataset, query, this.dim, k, usearch.MetricKind.IP, threads);
-    const keys = found.keys;
-    const out: number[] = [];
-    const count = 'counts' in found ? Number(found.counts[0]) : keys.length;
-    for (let i = 0; i < count; i++) out.push(Number(keys[i]));
-    return out;
+    return topSlots(dataset, query, this.dim, k, threads);
   }
 
   private gather(source: Float32Array | Int8Array, matching: number[]): Float32Array | Int8Array {
-    const dim = this.dim;
-    const gathered =
-      source instanceof Int8Array ? new Int8Array(matching.length * dim) : new Float32Array(matching.length * dim);
-    for (let j = 0; j < matching.length; j++) {
-      const slot = matching[j] as number;
-      gathered.set(source.subarray(slot * dim, (slot + 1) * dim), j * dim);
-    }
-    return gathered;
+    return gatherRows(source, this.dim, matching);
   }
 
   private overFetchSearch(
@@ -477,18 +430,7 @@ export class VectorPartition {
     threads: number,
   ): number[] {
     const n = this.ids.length;
-    const dataset = scan.dataset(n);
-    let fetch = Math.min(n, Math.ceil((k * n * 1.5) / m) + 16);
-    for (;;) {
-      const out: number[] = [];
-      for (const slot of this.topSlots(dataset, scan.query, fetch, threads)) {
-        if (accept(this.ids[slot] as string, this.metas[slot] as SlotMeta)) {
-          out.push(slot);
-          if (out.length === k) return out;
-        }
-      }
-      if (fetch >= n) return out;
-      fetch = Math.min(n, fetch * 4);
-    }
+    const ok = (slot: number): boolean => accept(this.ids[slot] as string, this.metas[slot] as SlotMeta);
+    return overFetchTop(scan.dataset(n), scan.query, { dim: this.dim, rows: n, matching: m, k, threads }, ok);
   }
 }

@@ -1,0 +1,236 @@
+import type { Memory } from '../../model/memory.js';
+import type { Scope } from '../../model/scope.js';
+import type { PoolDocument } from '../../recall/pool-document.js';
+import { scorePool, type PoolScores } from '../../recall/rank-pool.js';
+import type { TokenCacheView } from '../../recall/token-cache.js';
+import { topK } from '../../vector/top-k.js';
+import type { MergedCandidate } from '../channels/run-channels.js';
+import { COSINE_SLACK, storeCosines, vectorCosines, type StoreCosine } from './candidate-cosines.js';
+import { candidateDocuments } from './candidate-documents.js';
+import type { PathInputs } from './path-inputs.js';
+import type { SearchCandidate } from './search-candidate.js';
+import type { StagePath } from './stage-channels.js';
+
+/** One path's candidates in one collection. */
+export interface PathPool {
+  path: StagePath;
+  collection: string | null;
+  entries: MergedCandidate[];
+  /** How many of its best `2·k` the reranker reads (a reranker that keeps the fusion's order needs only `k`). */
+  keep: number;
+}
+
+/** What ranking a stage's pools needs. */
+export interface PoolInputs extends Pick<
+  PathInputs,
+  'store' | 'model' | 'goal' | 'queryVectors' | 'profile' | 'weights'
+> {
+  /** The search's scope without its collection: every pool's rows are inside it. */
+  scope: Scope;
+  /** Reuses candidates' pool documents across searches. @default none */
+  documents?: TokenCacheView<PoolDocument> | undefined;
+}
+
+/** A pool candidate as the fusion sees it; a cosine that is not `exact` is the store's estimate, or NaN when unknown. */
+interface PoolDoc {
+  entry: MergedCandidate;
+  document: PoolDocument;
+  cosine: number;
+  exact: boolean;
+}
+
+interface FusedPool {
+  pool: PathPool;
+  docs: PoolDoc[];
+  fusion: PoolScores;
+}
+
+/** A ranked pool member: its document and its exact cosine and fused score. */
+interface Ranked {
+  doc: PoolDoc;
+  index: number;
+  cosine: number;
+  fused: number;
+}
+
+/**
+ * Ranks every path pool of a stage exactly as each path alone would (`scorePool`, the profile's
+ * fusion, over its pool with the best cosine over the query vectors; the best `2·k` by fused
+ * score, cosine, id), with each kind of row read once for all pools:
+ * 1. cosines of the candidates no dense channel scored, estimated by the store (one dense search
+ *    restricted to their ids per query vector, from its vector cache);
+ * 2. pool documents, from the cache or one read (texts, or whole rows for the spread fusion);
+ * 3. per pool, the fusion with those estimates. The linear fusion is linear in the cosine: a
+ *    candidate whose best possible fused score is below the `2·k`-th worst possible one cannot
+ *    make the cut, so only the others need the exact cosine the per-path searcher computes
+ *    (`maxCosine` of the stored vector). The spread fusion weighs the cosine by its spread over
+ *    the pool, so every candidate needs it — one vector read either way, then a spread pool is
+ *    scored again with exact cosines;
+ * 4. the memories of the ranked candidates no channel brought and no earlier read returned — one
+ *    row read, of the `keep` best of each pool only.
+ */
+export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInputs): Promise<SearchCandidate[][]> {
+  const { store, scope, queryVectors } = inputs;
+  const entries = pools.flatMap((p) => p.entries);
+  const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
+  const estimates = await storeCosines(store, scope, inputs.model, unscored, queryVectors);
+  const updatedAt = (id: string): string | undefined => estimates.get(id)?.updatedAt;
+  const memories = new Map<string, Memory>();
+  const documents = await candidateDocuments(
+    store,
+    scope.tenant,
+    entries,
+    inputs.profile,
+    inputs.documents,
+    updatedAt,
+    memories,
+  );
+  const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
+  // The spread fusion's weights depend on every cosine of the pool: it is scored once, with exact ones.
+  const spread = inputs.profile.fusion === 'spread';
+  let offset = 0;
+  const fused = pools.map((pool) => {
+    const own = documents.slice(offset, (offset += pool.entries.length));
+    return fusePool(pool, own, estimates, spread ? null : queryTokens, inputs);
+  });
+  const needed = new Set(
+    fused
+      .flatMap((f) => (spread ? f.docs.filter((d) => !d.exact) : needExact(f, 2 * f.pool.path.k)))
+      .map((d) => d.entry.id),
+  );
+  const exact = await vectorCosines(store, scope.tenant, [...needed], queryVectors);
+  const final = spread ? fused.map((f) => rescore(f, exact, queryTokens, inputs)) : fused;
+  const ranked = final.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
+  const unloaded = new Set(
+    ranked
+      .flat()
+      .filter((r) => !r.doc.entry.memory && !memories.has(r.doc.entry.id))
+      .map((r) => r.doc.entry.id),
+  );
+  if (unloaded.size > 0) for (const m of await store.get(scope.tenant, [...unloaded])) memories.set(m.id, m);
+  return ranked.map((members, i) => toCandidates(final[i] as FusedPool, members, memories));
+}
+
+/**
+ * The pool's documents (those that could be read: `documents` follows its entries) and their
+ * fusion with exact or estimated cosines; without `queryTokens` not scored yet (a spread pool).
+ */
+function fusePool(
+  pool: PathPool,
+  documents: ReadonlyArray<PoolDocument | undefined>,
+  estimates: ReadonlyMap<string, StoreCosine>,
+  queryTokens: readonly string[] | null,
+  inputs: PoolInputs,
+): FusedPool {
+  const noVectors = inputs.queryVectors.length === 0;
+  const docs: PoolDoc[] = [];
+  pool.entries.forEach((entry, i) => {
+    const document = documents[i];
+    if (document === undefined) return;
+    const dense = entry.channels.dense;
+    // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
+    if (dense !== undefined || noVectors) docs.push({ entry, document, cosine: dense ?? 0, exact: true });
+    else docs.push({ entry, document, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
+  });
+  return { pool, docs, fusion: queryTokens === null ? UNSCORED : fuse(docs, queryTokens, inputs) };
+}
+
+/** The fusion of a pool not scored yet (see {@link rescore}). */
+const UNSCORED: PoolScores = {
+  denseWeight: 1,
+  lexicalWeight: 0,
+  speakerWeight: 0,
+  bm25: new Float64Array(0),
+  bm25Raw: new Float64Array(0),
+  speaker: new Uint8Array(0),
+  fused: new Float64Array(0),
+};
+
+function fuse(docs: readonly PoolDoc[], queryTokens: readonly string[], inputs: PoolInputs): PoolScores {
+  return scorePool(
+    queryTokens,
+    docs.map((d) => ({ ...d.document, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
+    { weights: inputs.weights, profile: inputs.profile },
+  );
+}
+
+/** A spread pool scored again with every candidate's exact cosine (its weights depend on them all). */
+function rescore(
+  { pool, docs }: FusedPool,
+  exact: ReadonlyMap<string, number>,
+  queryTokens: readonly string[],
+  inputs: PoolInputs,
+): FusedPool {
+  const exactDocs = docs.map((d): PoolDoc => (d.exact ? d : { ...d, cosine: exact.get(d.entry.id) ?? 0, exact: true }));
+  return { pool, docs: exactDocs, fusion: fuse(exactDocs, queryTokens, inputs) };
+}
+
+/**
+ * The documents whose exact cosine decides whether they are in the pool's top `n`. The fused
+ * score is linear in the cosine with slope `denseWeight`, so an estimate within
+ * {@link COSINE_SLACK} bounds it within `denseWeight · COSINE_SLACK`: a document whose upper
+ * bound is below the `n`-th largest lower bound has `n` documents certainly above it.
+ */
+function needExact({ docs, fusion }: FusedPool, n: number): PoolDoc[] {
+  if (docs.length <= n) return docs.filter((d) => !d.exact);
+  const slack = fusion.denseWeight * COSINE_SLACK;
+  const low = new Float64Array(docs.length);
+  docs.forEach((d, i) => {
+    const fused = fusion.fused[i] as number;
+    low[i] = d.exact ? fused : Number.isNaN(d.cosine) ? -Infinity : fused - slack;
+  });
+  const threshold = low.slice().sort()[docs.length - n] as number;
+  return docs.filter(
+    (d, i) => !d.exact && (Number.isNaN(d.cosine) || (fusion.fused[i] as number) + slack >= threshold),
+  );
+}
+
+/**
+ * The pool's top `2·k` by fused score, cosine, id over the documents with an exact cosine (the
+ * others cannot make the cut, see {@link needExact}). `lexical`: the query has tokens, so the
+ * fused score is `(1 − w)·cos + w·bm25` (else the cosine alone), as `fuseLinear` computes it.
+ */
+function topOfPool({ pool, docs, fusion }: FusedPool, exact: ReadonlyMap<string, number>, lexical: boolean): Ranked[] {
+  const members: Ranked[] = [];
+  docs.forEach((doc, index) => {
+    if (doc.exact) members.push({ doc, index, cosine: doc.cosine, fused: fusion.fused[index] as number });
+    const cosine = doc.exact ? undefined : exact.get(doc.entry.id);
+    if (cosine === undefined) return;
+    const bm25 = fusion.bm25[index] as number;
+    const fused = lexical ? fusion.denseWeight * cosine + fusion.lexicalWeight * bm25 : cosine;
+    members.push({ doc, index, cosine, fused });
+  });
+  return topK(
+    members,
+    2 * pool.path.k,
+    (a, b) =>
+      b.fused - a.fused ||
+      b.cosine - a.cosine ||
+      (a.doc.entry.id < b.doc.entry.id ? -1 : a.doc.entry.id > b.doc.entry.id ? 1 : 0),
+  );
+}
+
+/** The ranked members as search candidates (a memory gone or no longer activated since is left out). */
+function toCandidates(
+  { pool, fusion }: FusedPool,
+  members: readonly Ranked[],
+  memories: ReadonlyMap<string, Memory>,
+): SearchCandidate[] {
+  const out: SearchCandidate[] = [];
+  for (const { doc, index, cosine, fused } of members) {
+    const memory = doc.entry.memory ?? memories.get(doc.entry.id);
+    if (!memory || memory.status !== 'activated') continue;
+    out.push({
+      memory,
+      collection: pool.collection,
+      paths: new Set([pool.path.spec.name]),
+      channels: doc.entry.channels,
+      cosine,
+      bm25: fusion.bm25[index] as number,
+      lexicalWeight: fusion.lexicalWeight,
+      fused,
+      score: fused,
+    });
+  }
+  return out;
+}
