@@ -11,9 +11,11 @@ import {
   validateNumber,
   validatePatch,
   validateScope,
+  validateGivenVector,
   validateText,
   validateVector,
   type InputLimits,
+  type NormalizedInput,
 } from './model/validate.js';
 import type { LexicalWeights } from './recall/lexical-weights.js';
 import { runRecall } from './recall/recall-pipeline.js';
@@ -85,14 +87,10 @@ export interface EngramOptions {
   ownResources?: boolean | undefined;
 }
 
-/** Extra recall options of the in-process facade. */
-export interface LocalRecallOptions extends RecallOptions {
-  /** A precomputed query vector under the facade's embedding model (skips query embedding). */
-  vector?: Float32Array | undefined;
-}
+/** Recall options of the in-process facade (the same as every {@link MemoryApi}'s, `vector` included). */
+export type LocalRecallOptions = RecallOptions;
 
 const ALL_STATUSES = [...MEMORY_STATUSES];
-const LOCAL_RECALL_OPTION_NAMES = [...RECALL_OPTION_NAMES, 'vector'];
 
 function checkOneOf(value: unknown, allowed: readonly string[], field: string): void {
   if (value !== undefined && !allowed.includes(value as string)) {
@@ -206,6 +204,38 @@ export class Engram implements MemoryApi {
     }
   }
 
+  /**
+   * The dimension a vector in this scope must have: the embedder's, else (a remote embedder that
+   * learns it from its first answer) the one the scope's vectors have; undefined when neither is known.
+   */
+  private expectedDim(scope: Scope): number | undefined {
+    if (this.embedder.dim > 0) return this.embedder.dim;
+    return this.partitionModels.get(partitionKey(scope))?.dim ?? undefined;
+  }
+
+  /** A caller's vector for this scope (call after {@link checkModel}): checked as every entry point checks it. */
+  private givenVector(value: unknown, scope: Scope, field: string): Float32Array {
+    return validateGivenVector(value, this.expectedDim(scope), field);
+  }
+
+  /**
+   * The vectors of a batch: the callers' where given (checked against the scope's dimension),
+   * the embedder's for the rest, all of one dimension.
+   */
+  private async batchVectors(normalized: NormalizedInput[], scope: Scope): Promise<Float32Array[]> {
+    const missing = normalized.flatMap((n, i) => (n.vector === undefined ? [i] : []));
+    const embedded =
+      missing.length === 0 ? [] : await this.embed(missing.map((i) => (normalized[i] as NormalizedInput).text));
+    const vectors = normalized.map((n, i) =>
+      n.vector === undefined
+        ? (embedded[missing.indexOf(i)] as Float32Array)
+        : this.givenVector(n.vector, scope, `memories[${i}].vector`),
+    );
+    const dim = this.expectedDim(scope) ?? (vectors[0] as Float32Array).length;
+    vectors.forEach((v, i) => validateVector(v, dim, `memories[${i}].vector`));
+    return vectors;
+  }
+
   /** Adds one memory. */
   async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const [memory] = await this.addMany([input], options);
@@ -228,10 +258,10 @@ export class Engram implements MemoryApi {
       if (n.id !== undefined) ids.add(n.id);
     }
     await this.checkModel(scope);
-    const vectors = await this.embed(normalized.map((n) => n.text));
+    const vectors = await this.batchVectors(normalized, scope);
     const now = this.clock().toISOString();
     const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
-    const records: MemoryRecord[] = normalized.map((n, i) => ({
+    const records: MemoryRecord[] = normalized.map(({ vector: _given, ...n }, i) => ({
       ...n,
       id: n.id ?? this.generateId(),
       scope,
@@ -262,11 +292,14 @@ export class Engram implements MemoryApi {
   async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    const clean = validatePatch(patch, this.limits);
+    const { vector: given, ...clean } = validatePatch(patch, this.limits);
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
-    if (clean.text !== undefined) {
+    if (clean.text !== undefined || given !== undefined) {
       await this.checkModel(scope);
-      const [v] = (await this.embed([clean.text])) as [Float32Array];
+      const [v] =
+        given === undefined
+          ? ((await this.embed([clean.text as string])) as [Float32Array])
+          : [this.givenVector(given, scope, 'patch.vector')];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -343,7 +376,7 @@ export class Engram implements MemoryApi {
   async recall(query: string, options: LocalRecallOptions): Promise<RecallResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
-    rejectUnknownFields(options, LOCAL_RECALL_OPTION_NAMES, 'recall');
+    rejectUnknownFields(options, RECALL_OPTION_NAMES, 'recall');
     checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
     checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
     const hasVector = options.vector !== undefined;
@@ -362,9 +395,8 @@ export class Engram implements MemoryApi {
     await this.checkModel(filter.scope);
     const embedStart = performance.now();
     let queryVector: Float32Array;
-    if (options.vector) {
-      validateVector(options.vector, this.embedder.dim > 0 ? this.embedder.dim : options.vector.length, 'vector');
-      queryVector = options.vector;
+    if (hasVector) {
+      queryVector = this.givenVector(options.vector, filter.scope, 'vector');
     } else {
       [queryVector] = (await this.embed([text])) as [Float32Array];
     }
@@ -423,7 +455,8 @@ export class Engram implements MemoryApi {
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = validateText(query, this.limits.maxQueryLength, 'query');
     await this.checkModel(filter.scope);
-    return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
+    const vector = options.vector === undefined ? undefined : this.givenVector(options.vector, filter.scope, 'vector');
+    return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
   }
 
   private recordUsage(tenant: string, ids: string[]): void {

@@ -1,7 +1,7 @@
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
 import { EngramError, isEngramErrorCode } from '../model/errors.js';
 import { codeForHttpStatus } from '../model/status-code.js';
-import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
+import type { GivenVector, Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
 import type { RemoteSearchOptions } from '../model/request-fields.js';
@@ -39,6 +39,22 @@ function scopeBody(scope: Scope): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(scope)) if (typeof value === 'string') out[key] = value;
   return out;
+}
+
+/**
+ * A vector as JSON numbers (a Float32Array would serialise as an object). A NaN or an infinity
+ * travels as `null`, which the server answers with INVALID_VECTOR, as the library does.
+ */
+function wireVector(vector: GivenVector | undefined): number[] | undefined {
+  return vector === undefined
+    ? undefined
+    : Array.from(vector, (v) => (Number.isFinite(v) ? v : (null as unknown as number)));
+}
+
+/** A memory input or patch with its vector (if any) as JSON numbers. */
+function wireMemory<T extends { vector?: GivenVector | undefined }>(input: T): T {
+  if (input === null || typeof input !== 'object' || input.vector === undefined) return input;
+  return { ...input, vector: wireVector(input.vector) };
 }
 
 type QueryValue = string | number | string[] | undefined | null;
@@ -143,7 +159,7 @@ export class RemoteEngram implements MemoryApi {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, {
       scope: scopeBody(scope),
-      memory: input,
+      memory: wireMemory(input),
     });
     return result.memory;
   }
@@ -153,7 +169,7 @@ export class RemoteEngram implements MemoryApi {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, {
       scope: scopeBody(scope),
-      memories: inputs,
+      memories: Array.isArray(inputs) ? inputs.map(wireMemory) : inputs,
     });
     return result.memories;
   }
@@ -183,7 +199,7 @@ export class RemoteEngram implements MemoryApi {
       scope,
       {
         scope: scopeBody(scope),
-        patch,
+        patch: wireMemory(patch),
       },
     );
     return result.memory;
@@ -240,6 +256,7 @@ export class RemoteEngram implements MemoryApi {
       types: options.types,
       lexicalWeight: options.lexicalWeight,
       lexicalWeightShort: options.lexicalWeightShort,
+      vector: wireVector(options.vector),
       explain: this.options.explain || undefined,
     };
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);
@@ -251,8 +268,9 @@ export class RemoteEngram implements MemoryApi {
    */
   async search(query: string, options: RemoteSearchOptions): Promise<SearchResult> {
     const scope = validateScope(options?.scope);
-    const { signal, scope: _scope, ...rest } = options;
-    return this.call<SearchResult>('POST', '/v1/search', scope, { ...rest, query, scope: scopeBody(scope) }, signal);
+    const { signal, scope: _scope, vector, ...rest } = options;
+    const body = { ...rest, vector: wireVector(vector), query, scope: scopeBody(scope) };
+    return this.call<SearchResult>('POST', '/v1/search', scope, body, signal);
   }
 
   /** Marks the client closed; later calls throw STORE_CLOSED. The server is not affected. */

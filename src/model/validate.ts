@@ -215,6 +215,8 @@ export interface NormalizedInput {
   metadata: JsonObject;
   statedAt: string | null;
   status: MemoryStatus;
+  /** The caller's vector, checked for shape (its dimension is the facade's to check). */
+  vector?: Float32Array | undefined;
 }
 
 const ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -248,6 +250,7 @@ export function validateMemoryInput(input: unknown, limits: InputLimits, field =
     statedAt: validateDate(input.statedAt, `${field}.statedAt`),
     status:
       input.status === undefined ? DEFAULT_MEMORY_STATUS : oneOf(input.status, MEMORY_STATUSES, `${field}.status`),
+    ...(input.vector === undefined ? {} : { vector: validateGivenVector(input.vector, undefined, `${field}.vector`) }),
   };
 }
 
@@ -266,6 +269,38 @@ export function validatePatch(
   for (const key of Object.keys(patch) as Array<keyof NormalizedInput>) {
     (out as Record<string, unknown>)[key] = full[key];
   }
+  return out;
+}
+
+/**
+ * Checks a caller's precomputed vector (a Float32Array, a Float64Array or an array of numbers):
+ * not empty, `dim` values when a dimension is given (DIMENSION_MISMATCH), every value a finite
+ * number that stays finite as float32, not all zeros (INVALID_VECTOR). Returns it as float32.
+ */
+export function validateGivenVector(value: unknown, dim: number | undefined, field = 'vector'): Float32Array {
+  const list = Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array;
+  if (!list || (value as ArrayLike<unknown>).length === 0) {
+    throw new EngramError('INVALID_VECTOR', `${field} must be a non-empty array of numbers`, { details: { field } });
+  }
+  const values = value as ArrayLike<unknown>;
+  if (dim !== undefined && values.length !== dim) {
+    throw new EngramError('DIMENSION_MISMATCH', `${field} has ${values.length} dimensions; expected ${dim}`, {
+      details: { field, got: values.length, expected: dim },
+    });
+  }
+  const out = new Float32Array(values.length);
+  let zero = true;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'number') out[i] = v;
+    if (typeof v !== 'number' || !Number.isFinite(out[i])) {
+      throw new EngramError('INVALID_VECTOR', `${field}[${i}] is not a finite number`, {
+        details: { field, index: i },
+      });
+    }
+    if (v !== 0) zero = false;
+  }
+  if (zero) throw new EngramError('INVALID_VECTOR', `${field} is all zeros`, { details: { field } });
   return out;
 }
 

@@ -16,6 +16,7 @@ interface RecallFields {
   types?: RecallOptions['types'];
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
+  vector?: number[] | undefined;
 }
 
 function recallOptions(principal: Principal, body: RecallFields, signal: AbortSignal): RecallOptions {
@@ -27,6 +28,7 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     types: body.types,
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
+    vector: body.vector,
     signal,
   };
 }
