@@ -171,8 +171,10 @@ export function validateDate(value: unknown, field: string): string | null {
   return date.toISOString();
 }
 
+// Lists are absent or lists: `null` is refused, as on the wire (REST and MCP schemas), so one
+// mistake gets one code everywhere.
 function validateTags(value: unknown, limits: InputLimits, field: string): string[] {
-  if (value === undefined || value === null) return [];
+  if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > limits.maxTags) {
     invalid('INVALID_INPUT', `${field} must be an array of at most ${limits.maxTags} strings`, field);
   }
@@ -186,7 +188,7 @@ function validateTags(value: unknown, limits: InputLimits, field: string): strin
 }
 
 function validateSources(value: unknown, limits: InputLimits, field: string): MemorySource[] {
-  if (value === undefined || value === null) return [];
+  if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > 256)
     invalid('INVALID_INPUT', `${field} must be an array of at most 256 sources`, field);
   return value.map((s: unknown, i) => {

@@ -15,7 +15,7 @@ export interface Mistake {
   name: string;
   code: EngramErrorCode;
   library: (api: Engram, scope: Scope) => Promise<unknown>;
-  rest: [method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown];
+  rest: [method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown] | NotHere;
   mcp: [tool: string, args: Record<string, unknown>] | NotHere;
   /** Arguments after the global flags (`--store`, `--embedder`, `--tenant`). */
   cli: string[] | NotHere;
@@ -28,6 +28,7 @@ const CONTROL_NAME = 'bad\u0001name';
 const NO_RECALL_TOOL: NotHere = { none: 'MCP searches with the searcher (search_memories); it has no recall tool' };
 const NO_LIST_COMMAND: NotHere = { none: 'the CLI has no list command' };
 const NO_FLAG = (what: string): NotHere => ({ none: `the CLI has no flag for ${what}` });
+const NO_STRING_NUMBER: NotHere = { none: 'CLI flags are text: -k 5 is the number 5, and there is no null' };
 const NO_MCP_VECTOR: NotHere = { none: 'MCP tools take text: a language model sends no vectors' };
 const NO_CLI_VECTOR: NotHere = { none: 'the CLI reads vectors only from engram import / restore files' };
 
@@ -104,6 +105,38 @@ export const MISTAKES: Mistake[] = [
     rest: ['POST', '/v1/search', { query: 'q', topK: 'ten' }],
     mcp: ['search_memories', { query: 'q', topK: 'ten' }],
     cli: ['search', 'q', '-k', 'ten'],
+  },
+  {
+    name: 'search: topK a numeric string',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: '5' }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: '5' }],
+    mcp: ['search_memories', { query: 'q', topK: '5' }],
+    cli: NO_STRING_NUMBER,
+  },
+  {
+    name: 'search: topK null',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: null }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: null }],
+    mcp: ['search_memories', { query: 'q', topK: null }],
+    cli: NO_STRING_NUMBER,
+  },
+  {
+    name: 'search: topK a huge number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 1e300 }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 1e300 }],
+    mcp: ['search_memories', { query: 'q', topK: 1e300 }],
+    cli: ['search', 'q', '-k', '1e300'],
+  },
+  {
+    name: 'search: a bucket limit of 1.5',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { bucketLimits: { skillTopK: 1.5 } }),
+    rest: ['POST', '/v1/search', { query: 'q', bucketLimits: { skillTopK: 1.5 } }],
+    mcp: ['search_memories', { query: 'q', bucketLimits: { skillTopK: 1.5 } }],
+    cli: NO_FLAG('bucket limits'),
   },
   {
     name: 'search: a bucket limit of 0',
@@ -355,6 +388,30 @@ export const MISTAKES: Mistake[] = [
     mcp: ['add_memory', { text: 'ok', user: CONTROL_NAME }],
     cli: ['--user', CONTROL_NAME, 'add', 'ok'],
   },
+  {
+    name: 'add: the memory text a number',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => api.add({ text: 5 as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 5 } }],
+    mcp: ['add_memory', { text: 5 }],
+    cli: { none: 'CLI arguments are text' },
+  },
+  {
+    name: 'add: tags null',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', tags: null as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', tags: null } }],
+    mcp: ['add_memory', { text: 'ok', tags: null }],
+    cli: { none: 'CLI flags are text: there is no null' },
+  },
+  {
+    name: 'add: sources null',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', sources: null as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', sources: null } }],
+    mcp: { none: 'add_memory takes no sources' },
+    cli: { none: 'CLI flags are text: there is no null' },
+  },
   // precomputed vectors (add, addMany, update, recall, search)
   {
     name: 'add: a vector one value short of the model',
@@ -539,6 +596,46 @@ export const MISTAKES: Mistake[] = [
     library: (api, scope) => api.list({ scope, limit: 'ten' as never }),
     rest: ['GET', '/v1/memories?limit=ten'],
     mcp: ['list_memories', { limit: 'ten' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit 1.5',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 1.5 }),
+    rest: ['GET', '/v1/memories?limit=1.5'],
+    mcp: ['list_memories', { limit: 1.5 }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit a numeric string',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: '5' as never }),
+    rest: { none: 'a query string carries only strings: ?limit=5 is the number 5' },
+    mcp: ['list_memories', { limit: '5' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit null (an empty parameter)',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: null as never }),
+    rest: ['GET', '/v1/memories?limit='],
+    mcp: ['list_memories', { limit: null }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit a huge number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 1e300 }),
+    rest: ['GET', '/v1/memories?limit=1e300'],
+    mcp: ['list_memories', { limit: 1e300 }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit negative',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: -5 }),
+    rest: ['GET', '/v1/memories?limit=-5'],
+    mcp: ['list_memories', { limit: -5 }],
     cli: NO_LIST_COMMAND,
   },
   {
