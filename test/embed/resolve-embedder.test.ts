@@ -98,7 +98,7 @@ describe('resolveEmbedder', () => {
     const script = `
       import { createRequire } from 'node:module';
       const require = createRequire(import.meta.url);
-      const heavy = /(onnxruntime-node|@energetic-ai[\\/]embeddings|better-sqlite3)[\\/]/;
+      const heavy = /(onnxruntime-node|@energetic-ai[\\/]embeddings|libsql|@libsql)[\\/]/;
       const loaded = () => [...new Set(Object.keys(require.cache).map((k) => k.match(heavy)?.[1]).filter(Boolean))];
       const mod = await import(process.argv[1]);
       const afterImport = loaded();
