@@ -121,4 +121,32 @@ describe('engram restore of a tampered export', { timeout: 180_000 }, () => {
     );
     expect(await total('target.db')).toBe(5);
   });
+
+  it('engram import takes precomputed vectors on its lines, checked as every entry point checks them', async () => {
+    const embedder = new HashedEmbedder({ dim: DIM, model: 'model-a' });
+    // The vector of another text, so the stored one shows it was taken, not embedded by the CLI.
+    const [tea, other] = await embedder.embed(['Carol drinks mint tea', 'a kayak on the lake']);
+    const good = join(dir, 'with-vectors.jsonl');
+    await writeFile(
+      good,
+      JSON.stringify({ id: 'carol-tea', text: 'Carol drinks mint tea', vector: [...other!] }) + '\n',
+    );
+    const short = join(dir, 'short-vector.jsonl');
+    await writeFile(short, JSON.stringify({ text: 'Carol owns a kayak', vector: [...tea!].slice(1) }) + '\n');
+    const refused = await engram('vectors.db', ['import', short, '--quiet']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error DIMENSION_MISMATCH: /m);
+    const imported = await engram('vectors.db', ['import', good, '--quiet']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(await total('vectors.db')).toBe(1);
+    const exported = join(dir, 'vectors-export.jsonl');
+    expect((await engram('vectors.db', ['export', '--out', exported])).code).toBe(0);
+    const [line] = (await readFile(exported, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TransferRecord);
+    const bytes64 = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+    expect(line?.vector).toBe(bytes64(other!));
+    expect(line?.vector).not.toBe(bytes64(tea!));
+  });
 });
