@@ -213,9 +213,23 @@ export class Engram implements MemoryApi {
     return this.partitionModels.get(partitionKey(scope))?.dim ?? undefined;
   }
 
-  /** A caller's vector for this scope (call after {@link checkModel}): checked as every entry point checks it. */
-  private givenVector(value: unknown, scope: Scope, field: string): Float32Array {
-    return validateGivenVector(value, this.expectedDim(scope), field);
+  /**
+   * The dimension of the scope's model. An embedder that learns its dimension from its first
+   * answer (a remote one) is asked once, with `probe`: a caller's vector is never the first to
+   * set it.
+   */
+  private async modelDim(scope: Scope, probe: string): Promise<number> {
+    const known = this.expectedDim(scope);
+    if (known !== undefined) return known;
+    const [v] = (await this.embed([probe.trim() === '' ? 'dimension' : probe])) as [Float32Array];
+    return this.embedder.dim > 0 ? this.embedder.dim : v.length;
+  }
+
+  /** A caller's vector for this scope (after {@link checkModel}): checked as every entry point checks it. */
+  private async givenVector(value: unknown, scope: Scope, field: string, probe: string): Promise<Float32Array> {
+    const vector = validateGivenVector(value, undefined, field);
+    validateVector(vector, await this.modelDim(scope, probe), field);
+    return vector;
   }
 
   /**
@@ -226,14 +240,12 @@ export class Engram implements MemoryApi {
     const missing = normalized.flatMap((n, i) => (n.vector === undefined ? [i] : []));
     const embedded =
       missing.length === 0 ? [] : await this.embed(missing.map((i) => (normalized[i] as NormalizedInput).text));
-    const vectors = normalized.map((n, i) =>
-      n.vector === undefined
-        ? (embedded[missing.indexOf(i)] as Float32Array)
-        : this.givenVector(n.vector, scope, `memories[${i}].vector`),
-    );
-    const dim = this.expectedDim(scope) ?? (vectors[0] as Float32Array).length;
-    vectors.forEach((v, i) => validateVector(v, dim, `memories[${i}].vector`));
-    return vectors;
+    const dim = embedded[0]?.length ?? (await this.modelDim(scope, (normalized[0] as NormalizedInput).text));
+    return normalized.map((n, i) => {
+      const vector = n.vector ?? (embedded[missing.indexOf(i)] as Float32Array);
+      validateVector(vector, dim, `memories[${i}].vector`);
+      return vector;
+    });
   }
 
   /** Adds one memory. */
@@ -299,7 +311,7 @@ export class Engram implements MemoryApi {
       const [v] =
         given === undefined
           ? ((await this.embed([clean.text as string])) as [Float32Array])
-          : [this.givenVector(given, scope, 'patch.vector')];
+          : [await this.givenVector(given, scope, 'patch.vector', clean.text ?? 'dimension')];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -396,7 +408,7 @@ export class Engram implements MemoryApi {
     const embedStart = performance.now();
     let queryVector: Float32Array;
     if (hasVector) {
-      queryVector = this.givenVector(options.vector, filter.scope, 'vector');
+      queryVector = await this.givenVector(options.vector, filter.scope, 'vector', text);
     } else {
       [queryVector] = (await this.embed([text])) as [Float32Array];
     }
@@ -455,7 +467,8 @@ export class Engram implements MemoryApi {
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = validateText(query, this.limits.maxQueryLength, 'query');
     await this.checkModel(filter.scope);
-    const vector = options.vector === undefined ? undefined : this.givenVector(options.vector, filter.scope, 'vector');
+    const vector =
+      options.vector === undefined ? undefined : await this.givenVector(options.vector, filter.scope, 'vector', text);
     return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
   }
 
@@ -473,7 +486,11 @@ export class Engram implements MemoryApi {
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
   async reembed(
-    options: WriteOptions & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+    options: WriteOptions & {
+      embedder?: Embedder;
+      batchSize?: number;
+      onProgress?: (done: number, total: number) => void;
+    },
   ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
@@ -494,11 +511,17 @@ export class Engram implements MemoryApi {
       for (const [i, memory] of page.items.entries()) {
         const vector = vectors[i] as Float32Array;
         await this.withRetry(() =>
-          this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }, {
-            cause: { type: 're-embed', model: embedder.model },
-            caller: options.caller,
-            at: this.clock().toISOString(),
-          }),
+          this.store.update(
+            scope.tenant,
+            memory.id,
+            { updatedAt: memory.updatedAt },
+            { vector, embedding },
+            {
+              cause: { type: 're-embed', model: embedder.model },
+              caller: options.caller,
+              at: this.clock().toISOString(),
+            },
+          ),
         );
       }
       done += page.items.length;
