@@ -40,12 +40,30 @@ import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
+import { resolveValidity } from './model/resolve-validity.js';
+import type {
+  FormationJobsRequest,
+  FormationStatus,
+  HistoryRequest,
+  RememberOptions,
+  RememberResult,
+} from './model/formation/formation-api.js';
+import type { HistoryEvent } from './model/formation/history.js';
+import type { FormationJob } from './model/formation/work-queue.js';
+import { distinctHits, withValidity } from './model/distinct-hits.js';
+import type { FormationEvent } from './formation/formation-event.js';
+import type { FormationOptions } from './formation/formation-options.js';
+import type { FormationService } from './formation/formation-service.js';
+import type { ApplyContext } from './model/formation/formation-store.js';
+import { openFormationService } from './formation/open-formation-service.js';
 
 /** Something Engram reports without throwing (background failures, degraded calls). */
 export interface EngramEvent {
-  type: 'usage-error' | 'store-retry';
+  type: 'usage-error' | 'store-retry' | 'formation';
   error?: unknown;
   detail?: Record<string, unknown>;
+  /** What formation's background work did (type `formation`). */
+  formation?: FormationEvent | undefined;
 }
 
 /** Defaults applied to every {@link Engram.recall} call. */
@@ -85,6 +103,12 @@ export interface EngramOptions {
   search?: (Pick<SearcherDeps, 'llm' | 'web' | 'canRead'> & { rerankers?: Reranker[] | undefined }) | undefined;
   /** Close the store and embedder on {@link Engram.close}. @default true */
   ownResources?: boolean | undefined;
+  /**
+   * Memory formation: `remember` and capture store turns as deduplicated episodes (always, on a
+   * store with formation storage); with an LLM (or the rule-based extractor) a background worker
+   * forms time-valid facts from them. @default {} (no LLM: episodes only)
+   */
+  formation?: FormationOptions | undefined;
 }
 
 /** Recall options of the in-process facade (the same as every {@link MemoryApi}'s, `vector` included). */
@@ -130,6 +154,8 @@ export class Engram implements MemoryApi {
   private readonly pending = new Set<Promise<unknown>>();
   /** Candidates' tokens, reused across recalls (keyed by id and last update). */
   private readonly tokenCache = new TokenCache();
+  /** Null when the store has no formation storage (a custom store). */
+  private readonly formation: FormationService | null;
   private closed = false;
 
   private constructor(options: EngramOptions) {
@@ -140,6 +166,52 @@ export class Engram implements MemoryApi {
     this.recallDefaults = { limit: 5, threshold: 0.1, profile: 'engram', ...options.recall };
     this.clock = options.clock ?? (() => new Date());
     this.generateId = options.generateId ?? randomUUID;
+    this.formation = this.openFormation();
+  }
+
+  private openFormation(): FormationService | null {
+    const store = this.store.formation;
+    if (!store) return null;
+    return openFormationService({
+      store,
+      options: this.options.formation ?? {},
+      embedder: this.embedder,
+      newId: this.generateId,
+      env: this.options.env ?? process.env,
+      embed: async (texts, scope) => {
+        await this.checkModel(scope);
+        const vectors = await this.embed(texts);
+        return { vectors, embedding: { model: this.embedder.model, dim: vectors[0]?.length ?? this.embedder.dim } };
+      },
+      recall: (query, options) => this.recallWith(query, options, false),
+      clock: this.clock,
+      limits: this.limits,
+      withRetry: (fn) => this.withRetry(fn),
+      archiveTurns: (tenant, ids, context) => this.archiveTurns(tenant, ids, context),
+      onEvent: (event) => this.options.onEvent?.({ type: 'formation', formation: event }),
+    });
+  }
+
+  /** Formation's `archive` of formed turns: each still-active episode archived, recorded with the window's cause. */
+  private async archiveTurns(tenant: string, ids: string[], context: ApplyContext): Promise<void> {
+    const active = (await this.withRetry(() => this.store.get(tenant, ids))).filter((m) => m.status === 'activated');
+    const write = { cause: context.cause, caller: context.caller, at: context.at, sourceTurnIds: ids };
+    for (const memory of active) {
+      await this.withRetry(() =>
+        this.store.update(tenant, memory.id, { status: 'archived', updatedAt: context.at }, undefined, write),
+      );
+    }
+  }
+
+  private formationOf(): FormationService {
+    this.ensureOpen();
+    if (!this.formation) {
+      throw new EngramError(
+        'UNSUPPORTED',
+        `the ${this.store.kind} store has no formation storage (episodes, history, queue)`,
+      );
+    }
+    return this.formation;
   }
 
   /** Opens Engram over a store and an embedder, applying pending store migrations. */
@@ -386,6 +458,11 @@ export class Engram implements MemoryApi {
    * its score. Hits below the threshold are returned separately in `cut`.
    */
   async recall(query: string, options: LocalRecallOptions): Promise<RecallResult> {
+    return this.recallWith(query, options, this.options.trackUsage !== false);
+  }
+
+  /** Recall, recording the hits' use only when `track` (formation's neighbour lookups do not). */
+  private async recallWith(query: string, options: LocalRecallOptions, track: boolean): Promise<RecallResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     rejectUnknownFields(options, RECALL_OPTION_NAMES, 'recall');
@@ -399,6 +476,8 @@ export class Engram implements MemoryApi {
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
     if (!profile)
       throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
+    const validity = resolveValidity(options, this.clock);
+    filter.validAt = validity.validAt;
     const weights = profile.resolveWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
@@ -413,20 +492,30 @@ export class Engram implements MemoryApi {
       [queryVector] = (await this.embed([text])) as [Float32Array];
     }
     const embedMs = performance.now() - embedStart;
-    const result = await this.withRetry(() =>
-      runRecall(
-        { store: this.store, tokenCache: this.tokenCache },
-        { query: text, queryVector, model: this.embedder.model, filter, limit, threshold, weights, profile },
-        embedMs,
-      ),
-    );
-    if (this.options.trackUsage !== false && result.hits.length > 0) {
+    const rank = (n: number) =>
+      this.withRetry(() =>
+        runRecall(
+          { store: this.store, tokenCache: this.tokenCache },
+          { query: text, queryVector, model: this.embedder.model, filter, limit: n, threshold, weights, profile },
+          embedMs,
+        ),
+      );
+    let result = await rank(limit);
+    // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
+    const repeated = result.hits.length - distinctHits(result.hits).length;
+    if (repeated > 0) result = await rank(Math.min(limit + repeated, this.limits.maxLimit));
+    const hits = distinctHits(result.hits).slice(0, limit);
+    const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
+    const explained = validity.includeSuperseded
+      ? { hits: withValidity(hits, validity.at), cut: withValidity(cut, validity.at) }
+      : { hits, cut };
+    if (track && explained.hits.length > 0) {
       this.recordUsage(
         filter.scope.tenant,
-        result.hits.map((h) => h.memory.id),
+        explained.hits.map((h) => h.memory.id),
       );
     }
-    return { query: text, ...result };
+    return { query: text, ...result, ...explained };
   }
 
   private searcherInstance: Searcher | undefined;
@@ -466,10 +555,12 @@ export class Engram implements MemoryApi {
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = validateText(query, this.limits.maxQueryLength, 'query');
+    const validity = resolveValidity(options, this.clock);
     await this.checkModel(filter.scope);
     const vector =
       options.vector === undefined ? undefined : await this.givenVector(options.vector, filter.scope, 'vector', text);
-    return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
+    const result = await this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
+    return validity.includeSuperseded ? { ...result, hits: withValidity(result.hits, validity.at) } : result;
   }
 
   private recordUsage(tenant: string, ids: string[]): void {
@@ -532,9 +623,53 @@ export class Engram implements MemoryApi {
     return done;
   }
 
-  /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */
+  /**
+   * Stores a conversation's turns as episodes and queues the formation of facts from them, in one
+   * transaction; resolves once both are durable (extraction and consolidation run later, in the
+   * background). A text already in the scope adds a source and a count to its episode; a replayed
+   * message (same session and `messageId`) changes nothing. Nothing of an invalid transcript is
+   * stored: `INVALID_INPUT` (shape, unknown role or field, bad date), `INVALID_TEXT` (blank),
+   * `TEXT_TOO_LONG`, `PAYLOAD_TOO_LARGE` (more than 1,000 turns); `STORE_BUSY` (retryable) when
+   * the tenant's formation backlog is full.
+   */
+  async remember(messages: unknown[], options: RememberOptions): Promise<RememberResult> {
+    return this.formationOf().remember(messages, options);
+  }
+
+  /** A memory's changes, oldest first; the history outlives a hard delete. Empty for an unknown id. */
+  async history(id: string, options: HistoryRequest): Promise<Page<HistoryEvent>> {
+    return this.formationOf().history(id, options);
+  }
+
+  /** What formation is configured with, the tenant's queue, and its dead letters. */
+  async formationStatus(options: Scoped): Promise<FormationStatus> {
+    return this.formationOf().status(options);
+  }
+
+  /** A page of the tenant's formation jobs. */
+  async formationJobs(options: FormationJobsRequest): Promise<Page<FormationJob>> {
+    return this.formationOf().jobs(options);
+  }
+
+  /** Moves a dead formation job back to the queue (NOT_FOUND when it is not a dead job of the tenant). */
+  async requeueFormation(jobId: string, options: Scoped): Promise<FormationJob> {
+    return this.formationOf().requeue(jobId, options);
+  }
+
+  /**
+   * Resolves when formation has nothing waiting in the tenants this instance wrote into (or in
+   * `scope`'s tenant): open capture windows are enqueued, then queued, running and retrying jobs
+   * are waited for (a dead job does not wait). Rejects with TIMEOUT after `timeoutMs`.
+   */
+  async idle(options: { scope?: Scope | undefined; timeoutMs?: number | undefined } = {}): Promise<void> {
+    this.ensureOpen();
+    await this.formation?.idle(options);
+  }
+
+  /** Enqueues open capture windows, stops formation's worker, waits for background work, then closes the store and embedder (unless `ownResources` is false). */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.formation?.close();
     await Promise.allSettled([...this.pending]);
     this.closed = true;
     if (this.options.ownResources !== false) {

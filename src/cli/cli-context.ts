@@ -3,6 +3,7 @@ import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
 import { searchConfigFromEnv } from '../search/search-config-from-env.js';
+import { formationOptionsFromEnv } from '../formation/formation-options.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -27,24 +28,40 @@ export function scopeOf(options: GlobalOptions): Scope {
   };
 }
 
+/** What a command does with formation's background worker. */
+export interface OpenSettings {
+  /**
+   * Run the formation worker in this process: the long-running commands (`serve`, `mcp`,
+   * `formation run`) and `remember` waiting for its facts do; a one-shot command never takes
+   * jobs it would have to abandon on exit. @default false
+   */
+  formationWorker?: boolean | undefined;
+}
+
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
- * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these.
+ * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these;
+ * formation takes its LLM from ENGRAM_FORMATION_LLM or ENGRAM_LLM the same way.
  */
-export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
-  return { search: searchConfigFromEnv() };
+export function engramOptionsFromEnv(settings: OpenSettings = {}): Omit<EngramOptions, 'store' | 'embedder'> {
+  const formation = formationOptionsFromEnv();
+  return {
+    search: searchConfigFromEnv(),
+    formation: settings.formationWorker ? formation : { ...formation, worker: false },
+  };
 }
 
 /** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
 export async function openEngram(
   options: GlobalOptions,
+  settings: OpenSettings = {},
   overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
 ): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder, ...overrides });
+    return await Engram.open({ ...engramOptionsFromEnv(settings), store, embedder, ...overrides });
   } catch (error) {
     await store.close();
     throw error;
@@ -52,8 +69,12 @@ export async function openEngram(
 }
 
 /** Opens Engram from the flags, runs `fn`, and always closes it. */
-export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
-  const engram = await openEngram(options);
+export async function withEngram<T>(
+  options: GlobalOptions,
+  fn: (engram: Engram) => Promise<T>,
+  settings: OpenSettings = {},
+): Promise<T> {
+  const engram = await openEngram(options, settings);
   try {
     return await fn(engram);
   } finally {

@@ -13,6 +13,9 @@ import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
+import { registerRemember } from './commands/remember-command.js';
+import { registerHistory } from './commands/history-command.js';
+import { registerFormation } from './commands/formation-command.js';
 
 /** Where the CLI writes its errors (stderr; tests pass their own). */
 export interface CliOutput {
@@ -60,6 +63,9 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerDemo(program, globals);
   registerAdd(program, globals);
   registerImport(program, globals);
+  registerRemember(program, globals);
+  registerHistory(program, globals);
+  registerFormation(program, globals);
   registerRecall(program, globals);
   registerSearch(program, globals);
   registerEval(program, globals);

@@ -48,6 +48,8 @@ const SEARCH_OPTION_REACH = {
   context: 'wire',
   conversation: 'wire',
   vector: 'http',
+  asOf: 'wire',
+  includeSuperseded: 'wire',
   sequential: 'local',
   signal: 'local',
 } as const satisfies Record<keyof SearchOptions, 'wire' | 'http' | 'scope' | 'local'>;
@@ -82,6 +84,8 @@ const RECALL_OPTIONS = {
   lexicalWeight: true,
   lexicalWeightShort: true,
   vector: true,
+  asOf: true,
+  includeSuperseded: true,
   signal: true,
 } as const satisfies Record<keyof RecallOptions, true>;
 

@@ -1,3 +1,4 @@
+import type { HitValidity } from './hit.js';
 import type { Memory } from './memory.js';
 import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
 
@@ -21,6 +22,8 @@ export interface SearchExplanation {
   boost?: number | undefined;
   /** Deep-search stage (0 = first retrieval) that found it. */
   stage?: number | undefined;
+  /** How the memory stands at the search's instant; present when superseded memories were asked for. */
+  validity?: HitValidity | undefined;
 }
 
 /** One search result. */

@@ -21,6 +21,8 @@ import { resolveSearchSettings, type SearchSettings } from './resolve-search-set
 import { runDeepSearch } from './run-deep-search.js';
 import { timed } from './timed.js';
 import { toSearchHits } from './to-search-hits.js';
+import { resolveValidity, type ResolvedValidity } from '../model/resolve-validity.js';
+import { withValidity } from '../model/distinct-hits.js';
 
 /** What a {@link Searcher} is built from. Everything but store and embedder is optional. */
 export interface SearcherDeps {
@@ -106,7 +108,8 @@ export class Searcher {
       embedQueryTexts(embedder, planning.queryTexts, options.signal, givenQueryVector(query, options)),
     );
     const collections = await readableCollections(options, this.deps.canRead);
-    const context = this.stageContext(options, settings, planning, collections.searched, degraded);
+    const validity = resolveValidity(options, this.deps.clock ?? (() => new Date()));
+    const context = this.stageContext(options, settings, planning, collections.searched, degraded, validity);
     const firstStage = {
       goal: planning.goal,
       queryTexts: planning.queryTexts,
@@ -130,7 +133,9 @@ export class Searcher {
       ? await this.reasonStep(query, deep.candidates, options, degraded)
       : [deep.candidates, 0];
 
-    const hits = toSearchHits(candidates, deep.rewrites);
+    // With superseded memories included, each hit says how it stands at the search's instant.
+    const ranked = toSearchHits(candidates, deep.rewrites);
+    const hits = validity.includeSuperseded ? withValidity(ranked, validity.at) : ranked;
     this.recordUsage(options.scope.tenant, hits);
     return {
       query,
@@ -169,12 +174,14 @@ export class Searcher {
     planning: SearchPlanning,
     collections: Array<string | null>,
     degraded: Record<string, string>,
+    validity: ResolvedValidity,
   ): StageContext {
     const { store, embedder } = this.deps;
     return {
       store,
       model: embedder.model,
       scope: options.scope,
+      validAt: validity.validAt,
       collections,
       paths: planning.paths,
       web: planning.web

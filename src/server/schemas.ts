@@ -195,6 +195,11 @@ const recallOptionFields = {
   types: z.array(MemoryTypeSchema).optional(),
   lexicalWeight: z.number().optional(),
   lexicalWeightShort: z.number().optional(),
+  asOf: z.string().optional().openapi({ description: 'ISO-8601 instant: what was valid then instead of now.' }),
+  includeSuperseded: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Also return memories not valid at that instant; `explanation.validity` says so.' }),
 };
 
 export const RecallBodySchema = z
@@ -211,6 +216,17 @@ export const RecallBodySchema = z
   })
   .openapi('RecallRequest');
 
+/** How a recalled memory stands at the recall's instant (with `includeSuperseded`). */
+export const HitValiditySchema = z
+  .object({
+    state: z.enum(['valid', 'superseded', 'ended', 'not-yet-valid']),
+    at: z.string(),
+    validFrom: z.string(),
+    validTo: z.string().nullable(),
+    supersededBy: z.string().nullable(),
+  })
+  .openapi('HitValidity');
+
 export const HitSchema = z
   .object({
     memory: MemorySchema,
@@ -226,6 +242,7 @@ export const HitSchema = z
       denseRank: z.number().optional(),
       lexicalRank: z.number().optional(),
       extra: z.record(z.string(), z.number()).optional(),
+      validity: HitValiditySchema.optional(),
     }),
   })
   .openapi('Hit');
@@ -257,6 +274,7 @@ export const BlockOptionsSchema = z
       .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/)
       .optional(),
     timestamp: z.enum(['stated-or-created', 'stated', 'none']).optional(),
+    since: z.boolean().optional().openapi({ description: 'Note when each fact became true: `(since 2026-02-01)`.' }),
     summaries: z.boolean().optional(),
     maxMemories: z.number().int().min(0).max(1000).optional(),
     maxChars: z.number().int().min(0).max(1_000_000).optional(),
@@ -290,11 +308,9 @@ export const SearchResponseSchema = z
       }),
     ),
     plan: z.record(z.string(), z.unknown()),
-    timings: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
-      }),
+    timings: z.record(z.string(), z.unknown()).openapi({
+      description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
+    }),
     collections: z.object({ searched: z.array(z.string().nullable()), denied: z.array(z.string()) }),
     degraded: z.record(z.string(), z.string()),
   })

@@ -96,6 +96,14 @@ export const wireSearchOptionFields = {
     .max(MAX_CONVERSATION_MESSAGES)
     .optional()
     .describe('Earlier turns for the fine planner.'),
+  asOf: z
+    .string()
+    .optional()
+    .describe('ISO-8601 instant: return what was valid then instead of now (superseded facts of the time included).'),
+  includeSuperseded: z
+    .boolean()
+    .optional()
+    .describe('Also return memories that are not valid at that instant; their explanation.validity says so.'),
 } satisfies Record<WireSearchOptionName, z.ZodType>;
 
 // The zod fields produce exactly the model's wire options (a changed option fails to compile here).

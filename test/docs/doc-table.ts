@@ -68,6 +68,11 @@ export const BLOCKS: Record<string, BlockHandling> = {
     replace: [['port: 8787', 'port: 0']],
     stdout: [/\[ 'Bob cycles to work' \]/],
   },
+  'docs/formation.md#1': {
+    kind: 'run-ts',
+    lang: 'ts',
+    stdout: [/^now: Ana moved to Berlin last month \(2026-02\); in 2025: Ana lives in Lisbon$/m],
+  },
   'docs/inspector.md#1': { kind: 'shell', lang: 'sh' },
 };
 

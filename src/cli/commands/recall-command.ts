@@ -10,6 +10,8 @@ interface RecallFlags {
   profile?: 'engram' | 'seed';
   types?: string[];
   explain?: boolean;
+  asOf?: string;
+  includeSuperseded?: boolean;
 }
 
 /** `engram recall <query>`: the core hybrid recall, as a table or JSON. */
@@ -24,6 +26,8 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
       .option('--profile <name>', "fusion profile: 'engram' (default) or 'seed' (the reference, exactly)")
       .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)
       .option('--explain', 'show cosine, BM25, weights, channels and timings')
+      .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
+      .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
       .action(async (query: string, flags: RecallFlags) => {
         const options = globals();
         await withEngram(options, async (engram) => {
@@ -33,6 +37,8 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
             threshold: flags.threshold,
             profile: flags.profile,
             types: flags.types as MemoryType[] | undefined,
+            asOf: flags.asOf,
+            includeSuperseded: flags.includeSuperseded,
           });
           console.log(options.json ? JSON.stringify(result, null, 2) : formatHits(result, flags.explain === true));
         });

@@ -18,6 +18,8 @@ interface SearchFlags {
   limit?: number;
   threshold?: number;
   explain?: boolean;
+  asOf?: string;
+  includeSuperseded?: boolean;
 }
 
 function formatSearch(result: SearchResult, explain: boolean): string {
@@ -72,6 +74,8 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
     .option('-k, --limit <n>', 'hits per text type bucket (topK)', parseLimit)
     .option('--threshold <x>', 'minimum relevance', parseNumber)
     .option('--explain', 'show paths, channel scores, the plan and timings')
+    .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
+    .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
     .action(async (query: string, flags: SearchFlags) => {
       const options = globals();
       await withEngram(options, async (engram) => {
@@ -86,6 +90,8 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
           fastGraph: flags.fastGraph,
           topK: flags.limit,
           threshold: flags.threshold,
+          asOf: flags.asOf,
+          includeSuperseded: flags.includeSuperseded,
         });
         console.log(options.json ? JSON.stringify(result, null, 2) : formatSearch(result, flags.explain === true));
       });
