@@ -11,9 +11,11 @@ import {
   validateNumber,
   validatePatch,
   validateScope,
+  validateGivenVector,
   validateText,
   validateVector,
   type InputLimits,
+  type NormalizedInput,
 } from './model/validate.js';
 import type { LexicalWeights } from './recall/lexical-weights.js';
 import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } from './recall/calibrate-fusion.js';
@@ -119,14 +121,10 @@ export interface EngramOptions {
   formation?: FormationOptions | undefined;
 }
 
-/** Extra recall options of the in-process facade. */
-export interface LocalRecallOptions extends RecallOptions {
-  /** A precomputed query vector under the facade's embedding model (skips query embedding). */
-  vector?: Float32Array | undefined;
-}
+/** Recall options of the in-process facade (the same as every {@link MemoryApi}'s, `vector` included). */
+export type LocalRecallOptions = RecallOptions;
 
 const ALL_STATUSES = [...MEMORY_STATUSES];
-const LOCAL_RECALL_OPTION_NAMES = [...RECALL_OPTION_NAMES, 'vector'];
 
 function checkOneOf(value: unknown, allowed: readonly string[], field: string): void {
   if (value !== undefined && !allowed.includes(value as string)) {
@@ -289,6 +287,55 @@ export class Engram implements MemoryApi {
     }
   }
 
+  /**
+   * The dimension a vector in this scope must have: the embedder's, else (a remote embedder that
+   * learns it from its first answer) the one the scope's vectors have; undefined when neither is known.
+   */
+  private expectedDim(scope: Scope): number | undefined {
+    if (this.embedder.dim > 0) return this.embedder.dim;
+    return this.partitionModels.get(partitionKey(scope))?.dim ?? undefined;
+  }
+
+  /**
+   * The dimension of the scope's model. An embedder that learns its dimension from its first
+   * answer (a remote one) is asked once, with `probe`: a caller's vector is never the first to
+   * set it.
+   */
+  private async modelDim(scope: Scope, probe: string): Promise<number> {
+    const known = this.expectedDim(scope);
+    if (known !== undefined) return known;
+    const [v] = (await this.embed([probe.trim() === '' ? 'dimension' : probe], 'document')) as [Float32Array];
+    return this.embedder.dim > 0 ? this.embedder.dim : v.length;
+  }
+
+  /** A caller's vector for this scope (after {@link checkModel}): checked as every entry point checks it. */
+  private async givenVector(value: unknown, scope: Scope, field: string, probe: string): Promise<Float32Array> {
+    const vector = validateGivenVector(value, undefined, field);
+    validateVector(vector, await this.modelDim(scope, probe), field);
+    return vector;
+  }
+
+  /**
+   * The vectors of a batch: the callers' where given (checked against the scope's dimension),
+   * the embedder's for the rest, all of one dimension.
+   */
+  private async batchVectors(normalized: NormalizedInput[], scope: Scope): Promise<Float32Array[]> {
+    const missing = normalized.flatMap((n, i) => (n.vector === undefined ? [i] : []));
+    const embedded =
+      missing.length === 0
+        ? []
+        : await this.embed(
+            missing.map((i) => (normalized[i] as NormalizedInput).text),
+            'document',
+          );
+    const dim = embedded[0]?.length ?? (await this.modelDim(scope, (normalized[0] as NormalizedInput).text));
+    return normalized.map((n, i) => {
+      const vector = n.vector ?? (embedded[missing.indexOf(i)] as Float32Array);
+      validateVector(vector, dim, `memories[${i}].vector`);
+      return vector;
+    });
+  }
+
   /** Adds one memory. */
   async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const [memory] = await this.addMany([input], options);
@@ -311,10 +358,10 @@ export class Engram implements MemoryApi {
       if (n.id !== undefined) ids.add(n.id);
     }
     await this.checkModel(scope);
-    const vectors = await this.embed(normalized.map((n) => n.text), 'document');
+    const vectors = await this.batchVectors(normalized, scope);
     const now = this.clock().toISOString();
     const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
-    const records: MemoryRecord[] = normalized.map((n, i) => ({
+    const records: MemoryRecord[] = normalized.map(({ vector: _given, ...n }, i) => ({
       ...n,
       id: n.id ?? this.generateId(),
       scope,
@@ -345,11 +392,14 @@ export class Engram implements MemoryApi {
   async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    const clean = validatePatch(patch, this.limits);
+    const { vector: given, ...clean } = validatePatch(patch, this.limits);
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
-    if (clean.text !== undefined) {
+    if (clean.text !== undefined || given !== undefined) {
       await this.checkModel(scope);
-      const [v] = (await this.embed([clean.text], 'document')) as [Float32Array];
+      const [v] =
+        given === undefined
+          ? ((await this.embed([clean.text as string], 'document')) as [Float32Array])
+          : [await this.givenVector(given, scope, 'patch.vector', clean.text ?? 'dimension')];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -431,7 +481,7 @@ export class Engram implements MemoryApi {
   private async recallWith(query: string, options: LocalRecallOptions, track: boolean): Promise<RecallResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
-    rejectUnknownFields(options, LOCAL_RECALL_OPTION_NAMES, 'recall');
+    rejectUnknownFields(options, RECALL_OPTION_NAMES, 'recall');
     checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
     checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
     const hasVector = options.vector !== undefined;
@@ -453,9 +503,8 @@ export class Engram implements MemoryApi {
     await this.checkModel(filter.scope);
     const embedStart = performance.now();
     let queryVector: Float32Array;
-    if (options.vector) {
-      validateVector(options.vector, this.embedder.dim > 0 ? this.embedder.dim : options.vector.length, 'vector');
-      queryVector = options.vector;
+    if (hasVector) {
+      queryVector = await this.givenVector(options.vector, filter.scope, 'vector', text);
     } else {
       [queryVector] = (await this.embed([text], 'query')) as [Float32Array];
     }
@@ -545,7 +594,9 @@ export class Engram implements MemoryApi {
     const text = validateText(query, this.limits.maxQueryLength, 'query');
     const validity = resolveValidity(options, this.clock);
     await this.checkModel(filter.scope);
-    const result = await this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
+    const vector =
+      options.vector === undefined ? undefined : await this.givenVector(options.vector, filter.scope, 'vector', text);
+    const result = await this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
     return validity.includeSuperseded ? { ...result, hits: withValidity(result.hits, validity.at) } : result;
   }
 
@@ -580,7 +631,10 @@ export class Engram implements MemoryApi {
     do {
       const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
       if (page.items.length === 0) break;
-      const vectors = await embedder.embed(page.items.map((m) => m.text), { role: 'document' });
+      const vectors = await embedder.embed(
+        page.items.map((m) => m.text),
+        { role: 'document' },
+      );
       const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
       const embedding = { model: embedder.model, dim };
       // Check the whole page before writing any of it.

@@ -1,7 +1,7 @@
 import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
 import { EngramError, isEngramErrorCode } from '../model/errors.js';
 import { codeForHttpStatus } from '../model/status-code.js';
-import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
+import type { GivenVector, Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
 import { validateScope } from '../model/validate.js';
 import type { RemoteSearchOptions } from '../model/request-fields.js';
@@ -48,6 +48,22 @@ function scopeBody(scope: Scope): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(scope)) if (typeof value === 'string') out[key] = value;
   return out;
+}
+
+/**
+ * A vector as JSON numbers (a Float32Array would serialise as an object). A NaN or an infinity
+ * travels as `null`, which the server answers with INVALID_VECTOR, as the library does.
+ */
+function wireVector(vector: GivenVector | undefined): number[] | undefined {
+  return vector === undefined
+    ? undefined
+    : Array.from(vector, (v) => (Number.isFinite(v) ? v : (null as unknown as number)));
+}
+
+/** A memory input or patch with its vector (if any) as JSON numbers. */
+function wireMemory<T extends { vector?: GivenVector | undefined }>(input: T): T {
+  if (input === null || typeof input !== 'object' || input.vector === undefined) return input;
+  return { ...input, vector: wireVector(input.vector) };
 }
 
 type QueryValue = string | number | string[] | undefined | null;
@@ -152,7 +168,7 @@ export class RemoteEngram implements MemoryApi {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, {
       scope: scopeBody(scope),
-      memory: input,
+      memory: wireMemory(input),
     });
     return result.memory;
   }
@@ -162,7 +178,7 @@ export class RemoteEngram implements MemoryApi {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, {
       scope: scopeBody(scope),
-      memories: inputs,
+      memories: Array.isArray(inputs) ? inputs.map(wireMemory) : inputs,
     });
     return result.memories;
   }
@@ -192,7 +208,7 @@ export class RemoteEngram implements MemoryApi {
       scope,
       {
         scope: scopeBody(scope),
-        patch,
+        patch: wireMemory(patch),
       },
     );
     return result.memory;
@@ -249,6 +265,7 @@ export class RemoteEngram implements MemoryApi {
       types: options.types,
       lexicalWeight: options.lexicalWeight,
       lexicalWeightShort: options.lexicalWeightShort,
+      vector: wireVector(options.vector),
       asOf: options.asOf instanceof Date ? options.asOf.toISOString() : options.asOf,
       includeSuperseded: options.includeSuperseded,
       explain: this.options.explain || undefined,
@@ -262,8 +279,9 @@ export class RemoteEngram implements MemoryApi {
    */
   async search(query: string, options: RemoteSearchOptions): Promise<SearchResult> {
     const scope = validateScope(options?.scope);
-    const { signal, scope: _scope, ...rest } = options;
-    return this.call<SearchResult>('POST', '/v1/search', scope, { ...rest, query, scope: scopeBody(scope) }, signal);
+    const { signal, scope: _scope, vector, ...rest } = options;
+    const body = { ...rest, vector: wireVector(vector), query, scope: scopeBody(scope) };
+    return this.call<SearchResult>('POST', '/v1/search', scope, body, signal);
   }
 
   /** Stores a conversation as episodes on the server; its facts are formed there in the background. */

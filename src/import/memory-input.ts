@@ -64,6 +64,8 @@ export function parseMemoryInput(value: unknown, path: string): MemoryInput {
     input.statedAt = statedAt;
   }
   if (obj['status'] !== undefined) input.status = expectOneOf(obj['status'], MEMORY_STATUSES, at(path, 'status'));
+  // A precomputed vector: the facade checks it against the scope's model (the codes of every entry point).
+  if (obj['vector'] !== undefined) input.vector = obj['vector'] as number[];
   return input;
 }
 

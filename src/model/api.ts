@@ -1,5 +1,5 @@
 import type { Hit } from './hit.js';
-import type { Memory, MemoryInput, MemoryPatch } from './memory.js';
+import type { GivenVector, Memory, MemoryInput, MemoryPatch } from './memory.js';
 import type { MemoryType } from './memory-type.js';
 import type { Scope } from './scope.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filter.js';
@@ -32,6 +32,11 @@ export interface RecallOptions extends Scoped, ValidityOptions {
   lexicalWeight?: number | undefined;
   /** Lexical weight for queries of at most 2 tokens. Profile `engram`: [0.05, 0.95], @default 0.5; profile `seed`: [0.05, 0.40], @default 0.30. Env ENGRAM_RECALL_LEX_WEIGHT_SHORT. */
   lexicalWeightShort?: number | undefined;
+  /**
+   * A precomputed query vector under the scope's embedding model (skips query embedding; `query`
+   * may then be empty). Checked like a memory's vector. @default embedded from `query`
+   */
+  vector?: GivenVector | undefined;
   /** Abort the recall. */
   signal?: AbortSignal | undefined;
 }

@@ -86,7 +86,16 @@ export interface MemoryInput {
   statedAt?: string | Date | null | undefined;
   /** @default 'activated' */
   status?: MemoryStatus | undefined;
+  /**
+   * A precomputed vector of `text` under the scope's embedding model (the embedder's), stored
+   * instead of embedding the text: its dimension must be the model's, its values finite and not
+   * all zero. @default embedded from `text`
+   */
+  vector?: GivenVector | undefined;
 }
+
+/** A vector a caller computed: a Float32Array (in-process) or an array of numbers (JSON). */
+export type GivenVector = Float32Array | readonly number[];
 
 /** Every field a {@link MemoryInput} may carry; anything else is rejected. */
 export const MEMORY_INPUT_FIELDS = [
@@ -102,9 +111,13 @@ export const MEMORY_INPUT_FIELDS = [
   'metadata',
   'statedAt',
   'status',
+  'vector',
 ] as const satisfies ReadonlyArray<keyof MemoryInput>;
 
-/** Fields that may change after creation. Changing `text` re-embeds the memory. */
+/**
+ * Fields that may change after creation. Changing `text` re-embeds the memory, unless the patch
+ * brings its `vector`; a `vector` alone replaces the stored one (a re-embedding).
+ */
 export type MemoryPatch = Partial<
   Pick<
     MemoryInput,
@@ -119,5 +132,6 @@ export type MemoryPatch = Partial<
     | 'metadata'
     | 'statedAt'
     | 'status'
+    | 'vector'
   >
 >;

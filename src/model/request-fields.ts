@@ -20,7 +20,8 @@ export const MAX_CONVERSATION_MESSAGES = 64;
  * tool, `RemoteEngram`); `scope`: every entry point, in its own shape (a REST `scope` object,
  * flat MCP arguments, CLI flags); `local`: in-process only (`sequential` is a benchmark switch,
  * `signal` an in-process object). The `satisfies` makes a new option fail to compile until it
- * is placed here.
+ * is placed here. `http`: the REST body and `RemoteEngram` only (a precomputed vector: MCP tools
+ * are called by language models, which send text).
  */
 const SEARCH_OPTION_REACH = {
   scope: 'scope',
@@ -46,11 +47,12 @@ const SEARCH_OPTION_REACH = {
   dedupe: 'wire',
   context: 'wire',
   conversation: 'wire',
+  vector: 'http',
   asOf: 'wire',
   includeSuperseded: 'wire',
   sequential: 'local',
   signal: 'local',
-} as const satisfies Record<keyof SearchOptions, 'wire' | 'scope' | 'local'>;
+} as const satisfies Record<keyof SearchOptions, 'wire' | 'http' | 'scope' | 'local'>;
 
 type Reach = typeof SEARCH_OPTION_REACH;
 
@@ -67,8 +69,8 @@ export const WIRE_SEARCH_OPTION_NAMES = Object.freeze(
 /** The search options a remote caller sends: the same meaning and defaults as {@link SearchOptions}. */
 export type WireSearchOptions = Pick<SearchOptions, WireSearchOptionName>;
 
-/** What `RemoteEngram.search` accepts: the wire options, the scope, and an abort signal. */
-export type RemoteSearchOptions = WireSearchOptions & Pick<SearchOptions, 'scope' | 'signal'>;
+/** What `RemoteEngram.search` accepts: the wire options, a precomputed query vector, the scope, and an abort signal. */
+export type RemoteSearchOptions = WireSearchOptions & Pick<SearchOptions, 'scope' | 'signal' | 'vector'>;
 
 /** Every search option name (for the unknown-field check). */
 export const SEARCH_OPTION_NAMES: readonly string[] = Object.freeze(Object.keys(SEARCH_OPTION_REACH));
@@ -81,6 +83,7 @@ const RECALL_OPTIONS = {
   types: true,
   lexicalWeight: true,
   lexicalWeightShort: true,
+  vector: true,
   asOf: true,
   includeSuperseded: true,
   signal: true,

@@ -1,4 +1,5 @@
 import type { ChatMessage } from './chat-message.js';
+import type { GivenVector } from './memory.js';
 import type { MemoryType } from './memory-type.js';
 import type { Scope } from './scope.js';
 import type { BucketLimits } from './bucket-limits.js';
@@ -58,5 +59,11 @@ export interface SearchOptions extends ValidityOptions {
   /** Context and earlier turns for the fine planner. */
   context?: string | undefined;
   conversation?: ChatMessage[] | undefined;
+  /**
+   * A precomputed vector of `query` under the scope's embedding model: the dense channels use it
+   * instead of embedding the query (texts the planner adds are still embedded). Checked like a
+   * memory's vector. REST and the remote client carry it; MCP tools take text only. @default embedded from `query`
+   */
+  vector?: GivenVector | undefined;
   signal?: AbortSignal | undefined;
 }

@@ -171,8 +171,10 @@ export function validateDate(value: unknown, field: string): string | null {
   return date.toISOString();
 }
 
+// Lists are absent or lists: `null` is refused, as on the wire (REST and MCP schemas), so one
+// mistake gets one code everywhere.
 function validateTags(value: unknown, limits: InputLimits, field: string): string[] {
-  if (value === undefined || value === null) return [];
+  if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > limits.maxTags) {
     invalid('INVALID_INPUT', `${field} must be an array of at most ${limits.maxTags} strings`, field);
   }
@@ -186,7 +188,7 @@ function validateTags(value: unknown, limits: InputLimits, field: string): strin
 }
 
 function validateSources(value: unknown, limits: InputLimits, field: string): MemorySource[] {
-  if (value === undefined || value === null) return [];
+  if (value === undefined) return [];
   if (!Array.isArray(value) || value.length > 256)
     invalid('INVALID_INPUT', `${field} must be an array of at most 256 sources`, field);
   return value.map((s: unknown, i) => {
@@ -215,6 +217,8 @@ export interface NormalizedInput {
   metadata: JsonObject;
   statedAt: string | null;
   status: MemoryStatus;
+  /** The caller's vector, checked for shape (its dimension is the facade's to check). */
+  vector?: Float32Array | undefined;
 }
 
 const ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -248,6 +252,7 @@ export function validateMemoryInput(input: unknown, limits: InputLimits, field =
     statedAt: validateDate(input.statedAt, `${field}.statedAt`),
     status:
       input.status === undefined ? DEFAULT_MEMORY_STATUS : oneOf(input.status, MEMORY_STATUSES, `${field}.status`),
+    ...(input.vector === undefined ? {} : { vector: validateGivenVector(input.vector, undefined, `${field}.vector`) }),
   };
 }
 
@@ -266,6 +271,38 @@ export function validatePatch(
   for (const key of Object.keys(patch) as Array<keyof NormalizedInput>) {
     (out as Record<string, unknown>)[key] = full[key];
   }
+  return out;
+}
+
+/**
+ * Checks a caller's precomputed vector (a Float32Array, a Float64Array or an array of numbers):
+ * not empty, `dim` values when a dimension is given (DIMENSION_MISMATCH), every value a finite
+ * number that stays finite as float32, not all zeros (INVALID_VECTOR). Returns it as float32.
+ */
+export function validateGivenVector(value: unknown, dim: number | undefined, field = 'vector'): Float32Array {
+  const list = Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array;
+  if (!list || (value as ArrayLike<unknown>).length === 0) {
+    throw new EngramError('INVALID_VECTOR', `${field} must be a non-empty array of numbers`, { details: { field } });
+  }
+  const values = value as ArrayLike<unknown>;
+  if (dim !== undefined && values.length !== dim) {
+    throw new EngramError('DIMENSION_MISMATCH', `${field} has ${values.length} dimensions; expected ${dim}`, {
+      details: { field, got: values.length, expected: dim },
+    });
+  }
+  const out = new Float32Array(values.length);
+  let zero = true;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'number') out[i] = v;
+    if (typeof v !== 'number' || !Number.isFinite(out[i])) {
+      throw new EngramError('INVALID_VECTOR', `${field}[${i}] is not a finite number`, {
+        details: { field, index: i },
+      });
+    }
+    if (v !== 0) zero = false;
+  }
+  if (zero) throw new EngramError('INVALID_VECTOR', `${field} is all zeros`, { details: { field } });
   return out;
 }
 

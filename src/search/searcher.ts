@@ -63,6 +63,13 @@ interface DeepStep {
   deepMs: number;
 }
 
+/** The caller's precomputed vector of the query, as float32 (the facade has checked it). */
+function givenQueryVector(query: string, options: SearchOptions): { query: string; vector: Float32Array } | undefined {
+  const { vector } = options;
+  if (vector === undefined) return undefined;
+  return { query, vector: vector instanceof Float32Array ? vector : Float32Array.from(vector) };
+}
+
 /** The deep step of a search that runs none. */
 const NO_DEEP_STEP: Omit<DeepStep, 'candidates'> = { stages: undefined, rewrites: new Map(), postMs: 0, deepMs: 0 };
 
@@ -104,7 +111,7 @@ export class Searcher {
       planSearch(query, options, settings.mode, planDeps, degraded),
     );
     const [vectors, embedMs] = await timed(this.now, () =>
-      embedQueryTexts(embedder, planning.queryTexts, options.signal),
+      embedQueryTexts(embedder, planning.queryTexts, options.signal, givenQueryVector(query, options)),
     );
     const collections = await readableCollections(options, this.deps.canRead);
     const validity = resolveValidity(options, this.deps.clock ?? (() => new Date()));

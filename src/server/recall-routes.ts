@@ -16,6 +16,7 @@ interface RecallFields {
   types?: RecallOptions['types'];
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
+  vector?: number[] | undefined;
   asOf?: string | undefined;
   includeSuperseded?: boolean | undefined;
 }
@@ -29,6 +30,7 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     types: body.types,
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
+    vector: body.vector,
     asOf: body.asOf,
     includeSuperseded: body.includeSuperseded,
     signal,

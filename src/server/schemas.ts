@@ -51,6 +51,16 @@ export const MemorySourceSchema = z
   })
   .openapi('MemorySource');
 
+/** A precomputed vector: JSON numbers, checked against the scope's embedding model like the library does. */
+export const GivenVectorSchema = z
+  .array(z.number())
+  .min(1)
+  .openapi('Vector', {
+    description:
+      "A precomputed embedding under the scope's model (the server's embedder): exactly its dimension, finite, not all zeros. " +
+      'DIMENSION_MISMATCH for another length, INVALID_VECTOR for a bad value, MODEL_MISMATCH when the scope holds another model.',
+  });
+
 const memoryFields = {
   text: z.string().openapi({ description: 'The memory text (at most the server limit, 32768 characters by default).' }),
   type: MemoryTypeSchema.optional(),
@@ -63,6 +73,9 @@ const memoryFields = {
   metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Any JSON object (nesting ≤ 32).' }),
   statedAt: z.string().nullable().optional().openapi({ description: 'ISO-8601 date the fact was stated.' }),
   status: MemoryStatusSchema.optional(),
+  vector: GivenVectorSchema.optional().openapi({
+    description: 'Store this vector instead of embedding the text (a patch: replaces the stored vector).',
+  }),
 };
 
 export const MemoryInputSchema = z
@@ -191,8 +204,11 @@ const recallOptionFields = {
 
 export const RecallBodySchema = z
   .strictObject({
-    query: z.string(),
+    query: z.string().openapi({ description: 'May be empty when `vector` is given.' }),
     ...recallOptionFields,
+    vector: GivenVectorSchema.optional().openapi({
+      description: 'The query as a precomputed vector (skips embedding).',
+    }),
     explain: z
       .boolean()
       .optional()
@@ -269,7 +285,14 @@ export const BlockOptionsSchema = z
 
 /** The multi-path searcher: plan, parallel paths and channels, rerank, post-processing. */
 export const SearchBodySchema = z
-  .strictObject({ query: z.string(), scope: RequestScopeSchema.optional(), ...wireSearchOptionFields })
+  .strictObject({
+    query: z.string(),
+    scope: RequestScopeSchema.optional(),
+    ...wireSearchOptionFields,
+    vector: GivenVectorSchema.optional().openapi({
+      description: "The query's precomputed vector for the dense channels (texts the planner adds are embedded).",
+    }),
+  })
   .openapi('SearchRequest');
 
 export const SearchResponseSchema = z

@@ -3,6 +3,8 @@ import type { HistoryEvent } from '../model/formation/history.js';
 import type { Memory } from '../model/memory.js';
 import { MEMORY_STATUSES } from '../model/memory-type.js';
 import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
+import { RestoreCheck, withLine } from './restore-check.js';
+import { assertHistoryEvents } from './sql/history-rows.js';
 
 /** Format tag of one exported memory (one JSON object per JSONL line). */
 export const TRANSFER_FORMAT = 'engram.memory/v1';
@@ -38,23 +40,6 @@ export function vectorToBase64(vector: Float32Array): string {
   const bytes = Buffer.alloc(vector.length * 4);
   for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i] as number, i * 4);
   return bytes.toString('base64');
-}
-
-/** Decodes base64 little-endian float32; throws CORRUPT_VECTOR when the length is not `dim * 4`. */
-export function vectorFromBase64(value: string, dim: number, id?: string): Float32Array {
-  const bytes = Buffer.from(value, 'base64');
-  if (bytes.length !== dim * 4) {
-    throw new EngramError(
-      'CORRUPT_VECTOR',
-      `vector of ${id ?? 'a record'} has ${bytes.length} bytes, expected ${dim * 4}`,
-      {
-        details: { id, bytes: bytes.length, dim },
-      },
-    );
-  }
-  const out = new Float32Array(dim);
-  for (let i = 0; i < dim; i++) out[i] = bytes.readFloatLE(i * 4);
-  return out;
 }
 
 /** Options of {@link exportTenant}. */
@@ -170,6 +155,19 @@ export interface ImportReport {
   imported: number;
 }
 
+/** The float32 values of a base64 vector, however many there are (the record check compares them with `dim`). */
+function decodeVector(value: unknown, id: unknown): Float32Array {
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'base64') : null;
+  if (bytes === null || bytes.length % 4 !== 0 || bytes.length === 0) {
+    throw new EngramError('INVALID_VECTOR', `the vector of ${String(id)} is not base64 of float32 values`, {
+      details: { id },
+    });
+  }
+  const out = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(i * 4);
+  return out;
+}
+
 function toRecord(input: TransferRecord, tenant: string | undefined): MemoryRecord {
   if (input === null || typeof input !== 'object' || input.format !== TRANSFER_FORMAT) {
     throw new EngramError('INVALID_INPUT', `not an ${TRANSFER_FORMAT} record`, {
@@ -181,7 +179,7 @@ function toRecord(input: TransferRecord, tenant: string | undefined): MemoryReco
   if (input.vector !== null && input.vector !== undefined) {
     if (embedding === null)
       throw new EngramError('INVALID_VECTOR', 'a vector needs embedding info', { details: { id: input.id } });
-    vector = vectorFromBase64(input.vector, embedding.dim, input.id);
+    vector = decodeVector(input.vector, input.id);
   }
   return {
     id: input.id,
@@ -193,7 +191,7 @@ function toRecord(input: TransferRecord, tenant: string | undefined): MemoryReco
     summary: input.summary ?? null,
     background: input.background ?? null,
     sources: input.sources ?? [],
-    scope: tenant === undefined ? input.scope : { ...input.scope, tenant },
+    scope: tenant === undefined || !isObject(input.scope) ? input.scope : { ...input.scope, tenant },
     metadata: input.metadata ?? {},
     statedAt: input.statedAt ?? null,
     createdAt: input.createdAt,
@@ -207,6 +205,8 @@ function toRecord(input: TransferRecord, tenant: string | undefined): MemoryReco
     vector,
   };
 }
+
+const isObject = (value: unknown): value is object => value !== null && typeof value === 'object';
 
 /** A line's events, in the tenant they are restored into. */
 function eventsOf(line: TransferLine, tenant: string | undefined): HistoryEvent[] {
@@ -243,48 +243,111 @@ async function restoreUsage(store: MemoryStore, tenant: string, usage: UsageEntr
   }
 }
 
+/** What a restore reads: lines once over, or a function that opens them anew (read twice: checked, then written). */
+export type TransferSource = TransferLines | (() => TransferLines);
+
+/** Lines of an export, in order. */
+export type TransferLines = AsyncIterable<TransferLine> | Iterable<TransferLine>;
+
+/** Opens the lines for each pass; a one-shot iterator (a generator) is kept in memory by the first pass. */
+function passes(source: TransferSource): { first(): TransferLines; second(): TransferLines } {
+  if (typeof source === 'function') return { first: source, second: source };
+  const reiterable =
+    Symbol.iterator in source
+      ? ((source as Iterable<TransferLine>)[Symbol.iterator]() as unknown) !== source
+      : ((source as AsyncIterable<TransferLine>)[Symbol.asyncIterator]() as unknown) !== source;
+  if (reiterable) return { first: () => source, second: () => source };
+  const kept: TransferLine[] = [];
+  return {
+    first: () => keep(source, kept),
+    second: () => kept,
+  };
+}
+
+async function* keep(source: TransferLines, into: TransferLine[]): AsyncIterable<TransferLine> {
+  for await (const line of source) {
+    into.push(line);
+    yield line;
+  }
+}
+
+/** The memory record of a line (null for a history line), checked; errors name the line. */
+function lineRecord(
+  line: TransferLine,
+  n: number,
+  tenant: string | undefined,
+): { record: MemoryRecord | null; events: HistoryEvent[] } {
+  try {
+    if (line === null || typeof line !== 'object')
+      throw new EngramError('INVALID_INPUT', `not an ${TRANSFER_FORMAT} record`);
+    const events = eventsOf(line, tenant);
+    assertHistoryEvents(events);
+    return { record: line.format === HISTORY_TRANSFER_FORMAT ? null : toRecord(line, tenant), events };
+  } catch (error) {
+    throw error instanceof EngramError ? withLine(error, n) : error;
+  }
+}
+
 /**
- * Imports {@link TransferRecord}s (from {@link exportTenant} or a JSONL file) and the events of
- * deleted memories ({@link exportDeletedHistory}) in batches; each batch is one insert with its
- * history (all or nothing), then its usage is restored. A memory that brings its history keeps
- * it as it was; one without (an export from before formation) is recorded as `restored`.
- * Existing ids fail with CONFLICT. Returns how many memory records were imported.
+ * Restores {@link TransferRecord}s (from {@link exportTenant} or a JSONL file) and the events of
+ * deleted memories ({@link exportDeletedHistory}). The whole source is checked first (every
+ * record as the store checks it; each vector against its declared model and dimension, finite
+ * and not all zeros; one embedding model per (tenant, user) with what the store holds; no id
+ * twice or already stored) and nothing is written unless all of it passes — the error names the
+ * record. Then batches are written, each one insert with its history (all or nothing), then its
+ * usage. A memory that brings its history keeps it as it was; one without (an export from before
+ * formation) is recorded as `restored`. Returns how many memory records were imported.
  */
 export async function importRecords(
   store: MemoryStore,
-  records: AsyncIterable<TransferLine> | Iterable<TransferLine>,
+  source: TransferSource,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
+  const lines = passes(source);
+  const check = new RestoreCheck(store);
+  let n = 0;
+  for await (const line of lines.first()) {
+    n += 1;
+    const { record, events } = lineRecord(line, n, options.tenant);
+    if (record !== null) check.add(record, n);
+    check.addEvents(events, n);
+  }
+  await check.finish();
+  return writeRecords(store, lines.second(), options);
+}
+
+/** The second pass of {@link importRecords}: the checked lines, batch by batch. */
+async function writeRecords(store: MemoryStore, records: TransferLines, options: ImportOptions): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 500;
   let imported = 0;
-  let batch: TransferRecord[] = [];
+  let batch: Array<{ line: TransferRecord; record: MemoryRecord }> = [];
   let history: HistoryEvent[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0 && history.length === 0) return;
-    const rows = batch.map((r) => toRecord(r, options.tenant));
+    const rows = batch.map((b) => b.record);
     await store.insert(rows, {
       cause: { type: 'import', source: TRANSFER_FORMAT },
       kind: 'restored',
       history: store.formation === undefined ? undefined : history,
     });
     const byTenant = new Map<string, UsageEntry[]>();
-    batch.forEach((r, i) => {
-      const t = (rows[i] as MemoryRecord).scope.tenant;
-      const list = byTenant.get(t) ?? [];
-      list.push({ id: r.id, count: r.usage?.count ?? 0, lastUsedAt: r.usage?.lastUsedAt ?? null });
-      byTenant.set(t, list);
-    });
+    for (const { line, record } of batch) {
+      const list = byTenant.get(record.scope.tenant) ?? [];
+      list.push({ id: line.id, count: line.usage?.count ?? 0, lastUsedAt: line.usage?.lastUsedAt ?? null });
+      byTenant.set(record.scope.tenant, list);
+    }
     for (const [t, usage] of byTenant) await restoreUsage(store, t, usage);
     imported += batch.length;
     batch = [];
     history = [];
     options.onProgress?.(imported);
   };
+  let n = 0;
   for await (const line of records) {
-    if (line === null || typeof line !== 'object')
-      throw new EngramError('INVALID_INPUT', `not an ${TRANSFER_FORMAT} record`);
-    history.push(...eventsOf(line, options.tenant));
-    if (line.format !== HISTORY_TRANSFER_FORMAT) batch.push(line);
+    n += 1;
+    const { record, events } = lineRecord(line, n, options.tenant);
+    history.push(...events);
+    if (record !== null) batch.push({ line: line as TransferRecord, record });
     if (batch.length >= batchSize || history.length >= 16 * batchSize) await flush();
   }
   await flush();

@@ -14,7 +14,8 @@ const LIMIT_FIELD = /^(limit|topK|\w+TopK)$/;
 /**
  * The code the facade's own validators use for a field, so that a mistake sent over REST or MCP
  * gets the code it gets from the library: scope fields and collection names → INVALID_SCOPE,
- * texts and queries → INVALID_TEXT, result sizes → INVALID_LIMIT, the rest → INVALID_INPUT.
+ * texts and queries → INVALID_TEXT, result sizes → INVALID_LIMIT, precomputed vectors (a value
+ * that is not a number: JSON has no NaN) → INVALID_VECTOR, the rest → INVALID_INPUT.
  */
 function codeFor(path: PropertyKey[], issue: z.core.$ZodIssue, where: FieldSource): EngramErrorCode {
   const [first] = path;
@@ -25,6 +26,7 @@ function codeFor(path: PropertyKey[], issue: z.core.$ZodIssue, where: FieldSourc
   if (first === 'collections' && path.length >= 2) return 'INVALID_SCOPE';
   if (first === 'memories' && path.length === 1 && issue.code === 'too_big') return 'PAYLOAD_TOO_LARGE';
   if (last === 'text' || (first === 'query' && path.length === 1)) return 'INVALID_TEXT';
+  if (path.includes('vector')) return 'INVALID_VECTOR';
   if (typeof last === 'string' && LIMIT_FIELD.test(last)) return 'INVALID_LIMIT';
   return 'INVALID_INPUT';
 }

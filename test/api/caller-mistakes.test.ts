@@ -18,7 +18,7 @@ import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { startLocalServer, type LocalHttpServer } from '../support/local-http-server.js';
 import { startHarness, type Harness } from '../server/server-harness.js';
-import { MISTAKES, type NotHere } from './caller-mistakes.js';
+import { DIM, KNOWN_ID, LEGACY_USER, MISTAKES, type NotHere } from './caller-mistakes.js';
 
 let dir: string;
 let library: Engram;
@@ -31,10 +31,36 @@ const savedBaseUrl = process.env['ENGRAM_EMBEDDER_BASE_URL'];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'engram-mistakes-'));
   library = await Engram.open({ store: createSqliteStore({ path: ':memory:' }), embedder: new HashedEmbedder() });
-  await library.add({ text: 'Alice drinks green tea' }, { scope: { tenant: 'acme' } });
   h = await startHarness();
   key = h.key({ tenant: 'acme' });
-  await h.engram.add({ text: 'Alice drinks green tea' }, { scope: { tenant: 'acme' } });
+  for (const engram of [library, h.engram]) {
+    expect(engram.embedder.dim).toBe(DIM);
+    await engram.add({ id: KNOWN_ID, text: 'Alice drinks green tea' }, { scope: { tenant: 'acme' } });
+    // A partition embedded with another model (before a switch of embedder, say).
+    const legacy = new HashedEmbedder({ dim: DIM, model: 'legacy-model' });
+    const [vector] = await legacy.embed(['Bob likes coffee']);
+    await engram.store.insert([
+      {
+        id: 'legacy-1',
+        text: 'Bob likes coffee',
+        type: 'LongTermMemory',
+        key: null,
+        tags: [],
+        level: null,
+        summary: null,
+        background: null,
+        sources: [],
+        scope: { tenant: 'acme', user: LEGACY_USER },
+        metadata: {},
+        statedAt: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        status: 'activated',
+        embedding: { model: legacy.model, dim: DIM },
+        vector: vector as Float32Array,
+      },
+    ]);
+  }
   mcp = new Client({ name: 'engram-mistakes', version: '1.0.0' });
   await mcp.connect(
     new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
@@ -73,8 +99,8 @@ describe.each(MISTAKES)('$name → $code', (mistake) => {
     expect(isEngramError(error) ? error.code : error).toBe(mistake.code);
   });
 
-  it('REST (status and code)', async () => {
-    const [method, path, body] = mistake.rest;
+  it.runIf(here(mistake.rest))('REST (status and code)', async () => {
+    const [method, path, body] = mistake.rest as [string, string, unknown];
     const response = await h.request(method, path, { key, body });
     expect(response.json?.error?.code).toBe(mistake.code);
     expect(response.status).toBe(ERROR_HTTP_STATUS[mistake.code]);

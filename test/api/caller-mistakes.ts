@@ -18,7 +18,7 @@ export interface Mistake {
   name: string;
   code: EngramErrorCode;
   library: (api: Engram, scope: Scope) => Promise<unknown>;
-  rest: [method: 'GET' | 'POST', path: string, body?: unknown];
+  rest: [method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown] | NotHere;
   mcp: [tool: string, args: Record<string, unknown>] | NotHere;
   /** Arguments after the global flags (`--store`, `--embedder`, `--tenant`). */
   cli: string[] | NotHere;
@@ -31,6 +31,20 @@ const CONTROL_NAME = 'bad\u0001name';
 const NO_RECALL_TOOL: NotHere = { none: 'MCP searches with the searcher (search_memories); it has no recall tool' };
 const NO_LIST_COMMAND: NotHere = { none: 'the CLI has no list command' };
 const NO_FLAG = (what: string): NotHere => ({ none: `the CLI has no flag for ${what}` });
+const NO_STRING_NUMBER: NotHere = { none: 'CLI flags are text: -k 5 is the number 5, and there is no null' };
+const NO_MCP_VECTOR: NotHere = { none: 'MCP tools take text: a language model sends no vectors' };
+const NO_CLI_VECTOR: NotHere = { none: 'the CLI reads vectors only from engram import / restore files' };
+
+/** Dimension of the embedder both the library and the server are opened with (HashedEmbedder). */
+export const DIM = 64;
+/** A memory both the library and the server hold before the mistakes run (for updates). */
+export const KNOWN_ID = 'known-tea';
+/** A user whose partition the test fills with vectors of another model before the mistakes run. */
+export const LEGACY_USER = 'legacy';
+const ones = (n: number): number[] => new Array<number>(n).fill(0.5);
+/** A vector the library gets with a NaN; over JSON a NaN is `null`. */
+const withNaN = (): number[] => [Number.NaN, ...ones(DIM - 1)];
+const withNull = (): unknown[] => [null, ...ones(DIM - 1)];
 
 const TRANSCRIPTS = mkdtempSync(join(tmpdir(), 'engram-mistakes-transcripts-'));
 /** A JSONL transcript file for the CLI's `remember`, one turn per line. */
@@ -107,6 +121,38 @@ export const MISTAKES: Mistake[] = [
     rest: ['POST', '/v1/search', { query: 'q', topK: 'ten' }],
     mcp: ['search_memories', { query: 'q', topK: 'ten' }],
     cli: ['search', 'q', '-k', 'ten'],
+  },
+  {
+    name: 'search: topK a numeric string',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: '5' }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: '5' }],
+    mcp: ['search_memories', { query: 'q', topK: '5' }],
+    cli: NO_STRING_NUMBER,
+  },
+  {
+    name: 'search: topK null',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: null }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: null }],
+    mcp: ['search_memories', { query: 'q', topK: null }],
+    cli: NO_STRING_NUMBER,
+  },
+  {
+    name: 'search: topK a huge number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { topK: 1e300 }),
+    rest: ['POST', '/v1/search', { query: 'q', topK: 1e300 }],
+    mcp: ['search_memories', { query: 'q', topK: 1e300 }],
+    cli: ['search', 'q', '-k', '1e300'],
+  },
+  {
+    name: 'search: a bucket limit of 1.5',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => search(api, scope, { bucketLimits: { skillTopK: 1.5 } }),
+    rest: ['POST', '/v1/search', { query: 'q', bucketLimits: { skillTopK: 1.5 } }],
+    mcp: ['search_memories', { query: 'q', bucketLimits: { skillTopK: 1.5 } }],
+    cli: NO_FLAG('bucket limits'),
   },
   {
     name: 'search: a bucket limit of 0',
@@ -358,6 +404,199 @@ export const MISTAKES: Mistake[] = [
     mcp: ['add_memory', { text: 'ok', user: CONTROL_NAME }],
     cli: ['--user', CONTROL_NAME, 'add', 'ok'],
   },
+  {
+    name: 'add: the memory text a number',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => api.add({ text: 5 as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 5 } }],
+    mcp: ['add_memory', { text: 5 }],
+    cli: { none: 'CLI arguments are text' },
+  },
+  {
+    name: 'add: tags null',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', tags: null as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', tags: null } }],
+    mcp: ['add_memory', { text: 'ok', tags: null }],
+    cli: { none: 'CLI flags are text: there is no null' },
+  },
+  {
+    name: 'add: sources null',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.add({ text: 'ok', sources: null as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', sources: null } }],
+    mcp: { none: 'add_memory takes no sources' },
+    cli: { none: 'CLI flags are text: there is no null' },
+  },
+  // precomputed vectors (add, addMany, update, recall, search)
+  {
+    name: 'add: a vector one value short of the model',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) => api.add({ text: 'ok', vector: ones(DIM - 1) }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: ones(DIM - 1) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: a vector one value over the model',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) => api.add({ text: 'ok', vector: ones(DIM + 1) }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: ones(DIM + 1) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: a vector with a NaN (null in JSON)',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => api.add({ text: 'ok', vector: withNaN() }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: withNull() } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: a vector of all zeros',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => api.add({ text: 'ok', vector: new Float32Array(DIM) }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: new Array<number>(DIM).fill(0) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: an empty vector',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => api.add({ text: 'ok', vector: [] }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: [] } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: a vector that is not a list',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => api.add({ text: 'ok', vector: '0.5,0.5' as never }, { scope }),
+    rest: ['POST', '/v1/memories', { memory: { text: 'ok', vector: '0.5,0.5' } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'add: a vector into a scope that holds another model',
+    code: 'MODEL_MISMATCH',
+    library: (api, scope) => api.add({ text: 'ok', vector: ones(DIM) }, { scope: { ...scope, user: LEGACY_USER } }),
+    rest: ['POST', '/v1/memories', { scope: { user: LEGACY_USER }, memory: { text: 'ok', vector: ones(DIM) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'addMany: the second memory’s vector of another dimension',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) =>
+      api.addMany(
+        [
+          { text: 'one', vector: ones(DIM) },
+          { text: 'two', vector: ones(DIM * 2) },
+        ],
+        { scope },
+      ),
+    rest: [
+      'POST',
+      '/v1/memories/batch',
+      {
+        memories: [
+          { text: 'one', vector: ones(DIM) },
+          { text: 'two', vector: ones(DIM * 2) },
+        ],
+      },
+    ],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'update: a patch vector of another dimension',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) => api.update(KNOWN_ID, { vector: ones(8) }, { scope }),
+    rest: ['PATCH', `/v1/memories/${KNOWN_ID}`, { patch: { vector: ones(8) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'update: a patch vector of all zeros with a new text',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => api.update(KNOWN_ID, { text: 'new', vector: new Array<number>(DIM).fill(0) }, { scope }),
+    rest: ['PATCH', `/v1/memories/${KNOWN_ID}`, { patch: { text: 'new', vector: new Array<number>(DIM).fill(0) } }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'recall: a query vector of another dimension',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) => recall(api, scope, { vector: ones(DIM - 1) }, ''),
+    rest: ['POST', '/v1/recall', { query: '', vector: ones(DIM - 1) }],
+    mcp: NO_RECALL_TOOL,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'recall: a query vector with a NaN (null in JSON)',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => recall(api, scope, { vector: withNaN() }),
+    rest: ['POST', '/v1/recall', { query: 'q', vector: withNull() }],
+    mcp: NO_RECALL_TOOL,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'recall: a query vector of all zeros',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => recall(api, scope, { vector: new Float32Array(DIM) }),
+    rest: ['POST', '/v1/recall', { query: 'q', vector: new Array<number>(DIM).fill(0) }],
+    mcp: NO_RECALL_TOOL,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'recall: a query vector in a scope that holds another model',
+    code: 'MODEL_MISMATCH',
+    library: (api, scope) => recall(api, { ...scope, user: LEGACY_USER }, { vector: ones(DIM) }),
+    rest: ['POST', '/v1/recall', { query: 'q', scope: { user: LEGACY_USER }, vector: ones(DIM) }],
+    mcp: NO_RECALL_TOOL,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'recall: no query and no vector',
+    code: 'INVALID_TEXT',
+    library: (api, scope) => recall(api, scope, {}, ''),
+    rest: ['POST', '/v1/recall', { query: '' }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', ''],
+  },
+  {
+    name: 'search: a query vector of another dimension',
+    code: 'DIMENSION_MISMATCH',
+    library: (api, scope) => search(api, scope, { vector: ones(DIM + 1) }),
+    rest: ['POST', '/v1/search', { query: 'q', vector: ones(DIM + 1) }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'search: a query vector with a value that is not a number',
+    code: 'INVALID_VECTOR',
+    library: (api, scope) => search(api, scope, { vector: ['0.5', ...ones(DIM - 1)] }),
+    rest: ['POST', '/v1/search', { query: 'q', vector: ['0.5', ...ones(DIM - 1)] }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'search: a query vector in a scope that holds another model',
+    code: 'MODEL_MISMATCH',
+    library: (api, scope) => search(api, { ...scope, user: LEGACY_USER }, { vector: ones(DIM) }),
+    rest: ['POST', '/v1/search', { query: 'q', scope: { user: LEGACY_USER }, vector: ones(DIM) }],
+    mcp: NO_MCP_VECTOR,
+    cli: NO_CLI_VECTOR,
+  },
+  {
+    name: 'search: an option the entry point does not take (vectors; over MCP, vector)',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { vectors: [ones(DIM)] }),
+    rest: ['POST', '/v1/search', { query: 'q', vectors: [ones(DIM)] }],
+    mcp: ['search_memories', { query: 'q', vector: ones(DIM) }],
+    cli: ['search', 'q', '--vector', '0.5'],
+  },
   // list and stats
   {
     name: 'list: limit 0',
@@ -373,6 +612,46 @@ export const MISTAKES: Mistake[] = [
     library: (api, scope) => api.list({ scope, limit: 'ten' as never }),
     rest: ['GET', '/v1/memories?limit=ten'],
     mcp: ['list_memories', { limit: 'ten' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit 1.5',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 1.5 }),
+    rest: ['GET', '/v1/memories?limit=1.5'],
+    mcp: ['list_memories', { limit: 1.5 }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit a numeric string',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: '5' as never }),
+    rest: { none: 'a query string carries only strings: ?limit=5 is the number 5' },
+    mcp: ['list_memories', { limit: '5' }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit null (an empty parameter)',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: null as never }),
+    rest: ['GET', '/v1/memories?limit='],
+    mcp: ['list_memories', { limit: null }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit a huge number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: 1e300 }),
+    rest: ['GET', '/v1/memories?limit=1e300'],
+    mcp: ['list_memories', { limit: 1e300 }],
+    cli: NO_LIST_COMMAND,
+  },
+  {
+    name: 'list: limit negative',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.list({ scope, limit: -5 }),
+    rest: ['GET', '/v1/memories?limit=-5'],
+    mcp: ['list_memories', { limit: -5 }],
     cli: NO_LIST_COMMAND,
   },
   {

@@ -20,6 +20,7 @@ import type { SearchResult } from '../../src/model/search-result.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { expectCode } from '../support/expect-code.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
+import { vectorCases } from './vector-cases.js';
 
 export interface ApiHandle {
   api: MemoryApi;
@@ -363,6 +364,8 @@ export function runMemoryApiConformance(name: string, factory: ApiFactory, optio
       await expectCode(api.search('q', { scope, limit: 5 } as never), 'INVALID_INPUT');
       await expectCode(api.search('q', { scope: { user: 'u' } as never }), 'INVALID_SCOPE');
     });
+
+    vectorCases({ open: () => open(), openReference });
 
     it('an empty tenant recalls nothing without error', async () => {
       const { api, a } = await open();

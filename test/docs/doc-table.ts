@@ -62,6 +62,12 @@ export const BLOCKS: Record<string, BlockHandling> = {
     replace: [['port: 8787', 'port: 0']],
     stdout: [/\[ 'Alice prefers green tea' \]/],
   },
+  'docs/server.md#3': {
+    kind: 'run-ts',
+    lang: 'ts',
+    replace: [['port: 8787', 'port: 0']],
+    stdout: [/\[ 'Bob cycles to work' \]/],
+  },
   'docs/formation.md#1': {
     kind: 'run-ts',
     lang: 'ts',

@@ -20,6 +20,7 @@ import { episodeCases } from './formation-cases/episode-cases.js';
 import { historyCases } from './formation-cases/history-cases.js';
 import { processCases } from './formation-cases/process-cases.js';
 import { queueCases } from './formation-cases/queue-cases.js';
+import { restoreCheckCases } from './formation-cases/restore-check-cases.js';
 import { transferCases } from './formation-cases/transfer-cases.js';
 import { validityCases } from './formation-cases/validity-cases.js';
 import { windowCases } from './formation-cases/window-cases.js';
@@ -1720,6 +1721,7 @@ export function runStoreConformance(
     queueCases(cases);
     windowCases(cases);
     transferCases(cases);
+    restoreCheckCases(cases);
     processCases(cases);
   });
 }

@@ -36,7 +36,8 @@ function fixture(tenant: string): MemoryRecord[] {
   ];
   for (let i = 0; i < 1203; i++) {
     const withVec = i % 5 !== 0;
-    const model = i % 7 === 0 ? 'other-model' : 'test-model';
+    // One model per (tenant, user) partition, as a restore requires: user u2 is on another model.
+    const model = i % 3 === 2 ? 'other-model' : 'test-model';
     const dim = model === 'other-model' ? 8 : 16;
     const vector = withVec ? randomVector(random, dim) : null;
     records.push(

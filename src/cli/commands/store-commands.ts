@@ -76,7 +76,9 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
     });
   program
     .command('restore')
-    .description('import an `engram export` file into --store, keeping ids, vectors and usage')
+    .description(
+      'import an `engram export` file into --store, keeping ids, vectors and usage (checked whole first: a bad record restores nothing)',
+    )
     .argument('<file>', 'a JSONL file written by engram export')
     .option('--into-tenant <id>', 'write every record into this tenant instead of its own')
     .option('--batch <n>', 'records per transaction', parseNumber, 500)
@@ -85,7 +87,8 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
       const options = globals();
       const progress = createProgress('restore', flags.quiet);
       const report = await withStore(options, (store) =>
-        importRecords(store, readTransferFile(file), {
+        // Read twice: the whole file is checked before anything is written.
+        importRecords(store, () => readTransferFile(file), {
           batchSize: flags.batch,
           tenant: flags.intoTenant,
           onProgress: (n) => progress.update(n, null),

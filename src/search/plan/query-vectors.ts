@@ -15,12 +15,27 @@ export function queryTexts(goal: ParsedGoal, subQuestions: readonly string[] = [
   return out;
 }
 
-/** Embeds every query text in ONE embedder call. */
-export async function embedQueryTexts(embedder: Embedder, texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+/**
+ * Embeds every query text in ONE embedder call. A caller's precomputed vector of the query
+ * stands for the text equal to the query, else for the first text (the planner's rephrasing of
+ * it); only the other texts are embedded.
+ */
+export async function embedQueryTexts(
+  embedder: Embedder,
+  texts: string[],
+  signal?: AbortSignal,
+  given?: { query: string; vector: Float32Array },
+): Promise<Float32Array[]> {
   if (texts.length === 0) return [];
-  const vectors = await embedder.embed(texts, { signal, role: 'query' });
-  if (vectors.length !== texts.length) {
-    throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} query texts`);
+  const at = given === undefined ? -1 : Math.max(0, texts.indexOf(given.query.trim()));
+  const rest = texts.filter((_, i) => i !== at);
+  const vectors = rest.length === 0 ? [] : await embedder.embed(rest, { signal, role: 'query' });
+  if (vectors.length !== rest.length) {
+    throw new EngramError(
+      'EMBEDDER_ERROR',
+      `embedder returned ${vectors.length} vectors for ${rest.length} query texts`,
+    );
   }
-  return vectors;
+  if (given === undefined) return vectors;
+  return [...vectors.slice(0, at), given.vector, ...vectors.slice(at)];
 }
