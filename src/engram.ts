@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from './model/api.js';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from './model/api.js';
 import type { Embedder } from './embed/embedder.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
@@ -38,6 +38,7 @@ import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
+import { WriteGuard, type WriteSafetyOptions } from './safety/write-guard.js';
 
 /** Something Engram reports without throwing (background failures, degraded calls). */
 export interface EngramEvent {
@@ -83,6 +84,12 @@ export interface EngramOptions {
   search?: (Pick<SearcherDeps, 'llm' | 'web' | 'canRead'> & { rerankers?: Reranker[] | undefined }) | undefined;
   /** Close the store and embedder on {@link Engram.close}. @default true */
   ownResources?: boolean | undefined;
+  /**
+   * Write safety: secrets and financial data masked, text that instructs the model flagged, on
+   * every write. `policy` is the instance's, `tenantPolicy` looks up each tenant's over it; a
+   * call's `safety` can only tighten. @default {} (secrets, cards, IBANs masked; flagging on)
+   */
+  safety?: WriteSafetyOptions | undefined;
 }
 
 /** Extra recall options of the in-process facade. */
@@ -127,6 +134,7 @@ export class Engram implements MemoryApi {
   private readonly pending = new Set<Promise<unknown>>();
   /** Candidates' tokens, reused across recalls (keyed by id and last update). */
   private readonly tokenCache = new TokenCache();
+  private readonly guard: WriteGuard;
   private closed = false;
 
   private constructor(options: EngramOptions) {
@@ -137,6 +145,7 @@ export class Engram implements MemoryApi {
     this.recallDefaults = { limit: 5, threshold: 0.1, profile: 'engram', ...options.recall };
     this.clock = options.clock ?? (() => new Date());
     this.generateId = options.generateId ?? randomUUID;
+    this.guard = new WriteGuard(options.safety);
   }
 
   /** Opens Engram over a store and an embedder, applying pending store migrations. */
@@ -202,19 +211,23 @@ export class Engram implements MemoryApi {
   }
 
   /** Adds one memory. */
-  async add(input: MemoryInput, options: Scoped): Promise<Memory> {
+  async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const [memory] = await this.addMany([input], options);
     return memory as Memory;
   }
 
   /** Adds all memories in one transaction, or none. */
-  async addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]> {
+  async addMany(inputs: MemoryInput[], options: WriteOptions): Promise<Memory[]> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
     if (!Array.isArray(inputs) || inputs.length === 0) {
       throw new EngramError('INVALID_INPUT', 'memories must be a non-empty array', { details: { field: 'memories' } });
     }
-    const normalized = inputs.map((input, i) => validateMemoryInput(input, this.limits, `memories[${i}]`));
+    const policy = await this.guard.policy(scope.tenant, options.safety);
+    const normalized = this.guard.inputs(
+      inputs.map((input, i) => validateMemoryInput(input, this.limits, `memories[${i}]`)),
+      policy,
+    );
     const ids = new Set<string>();
     for (const n of normalized) {
       if (n.id !== undefined && ids.has(n.id)) {
@@ -249,10 +262,14 @@ export class Engram implements MemoryApi {
   }
 
   /** Changes a memory; a new text is re-embedded. */
-  async update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory> {
+  async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    const clean = validatePatch(patch, this.limits);
+    const valid = validatePatch(patch, this.limits);
+    const policy = await this.guard.policy(scope.tenant, options.safety);
+    const [existing] = await this.withRetry(() => this.store.get(scope.tenant, [String(id)]));
+    if (!existing) throw new EngramError('NOT_FOUND', `no memory ${id} in tenant ${scope.tenant}`, { details: { id } });
+    const clean = this.guard.patch(valid, existing, policy);
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined) {
       await this.checkModel(scope);

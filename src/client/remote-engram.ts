@@ -1,4 +1,4 @@
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from '../model/api.js';
 import { EngramError, isEngramErrorCode } from '../model/errors.js';
 import { codeForHttpStatus } from '../model/status-code.js';
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
@@ -39,6 +39,11 @@ function scopeBody(scope: Scope): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(scope)) if (typeof value === 'string') out[key] = value;
   return out;
+}
+
+/** A write's `safety` body field, only when the call names one. */
+function safetyBody(options: WriteOptions): { safety?: WriteOptions['safety'] } {
+  return options?.safety === undefined ? {} : { safety: options.safety };
 }
 
 type QueryValue = string | number | string[] | undefined | null;
@@ -139,21 +144,23 @@ export class RemoteEngram implements MemoryApi {
   }
 
   /** Adds one memory. */
-  async add(input: MemoryInput, options: Scoped): Promise<Memory> {
+  async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, {
       scope: scopeBody(scope),
       memory: input,
+      ...safetyBody(options),
     });
     return result.memory;
   }
 
   /** Adds all memories, or none. */
-  async addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]> {
+  async addMany(inputs: MemoryInput[], options: WriteOptions): Promise<Memory[]> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, {
       scope: scopeBody(scope),
       memories: inputs,
+      ...safetyBody(options),
     });
     return result.memories;
   }
@@ -175,7 +182,7 @@ export class RemoteEngram implements MemoryApi {
   }
 
   /** Changes a memory; NOT_FOUND when the id is not in the tenant. */
-  async update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory> {
+  async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>(
       'PATCH',
@@ -184,6 +191,7 @@ export class RemoteEngram implements MemoryApi {
       {
         scope: scopeBody(scope),
         patch,
+        ...safetyBody(options),
       },
     );
     return result.memory;

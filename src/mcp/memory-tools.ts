@@ -44,11 +44,18 @@ const addMemory = defineTool({
     tags: z.array(z.string()).optional(),
     key: z.string().optional().describe('A short key naming what the memory is about.'),
     statedAt: z.string().optional().describe('ISO-8601 date when it was said.'),
+    safety: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Tighten the write-safety policy for this memory only, e.g. {"actions":{"email":"mask"}}; it can never loosen the server\'s.',
+      ),
     ...scopeArgs,
   }),
   async run(args, { api, principal }) {
     const { requested, rest } = splitScope(args);
-    const memory = await api.add(rest, { scope: resolveScope(principal, requested, 'write') });
+    const { safety, ...input } = rest;
+    const memory = await api.add(input, { scope: resolveScope(principal, requested, 'write'), safety });
     return { memory: compact(memory) };
   },
 });

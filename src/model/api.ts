@@ -5,6 +5,7 @@ import type { Scope } from './scope.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filter.js';
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
+import type { SafetyPolicyPatch } from './safety-policy-patch.js';
 
 /** Every call names its scope: there is no shared "current user". */
 export interface Scoped {
@@ -54,17 +55,27 @@ export interface RecallResult {
 
 export interface ListRequest extends Scoped, Omit<MemoryFilter, 'scope'>, ListOptions {}
 
+/** Options of the writes (add, addMany, update). */
+export interface WriteOptions extends Scoped {
+  /**
+   * This write's safety policy over the instance's and the tenant's. It can only tighten: an
+   * action moves towards `reject`, the guard can be switched on but not off, the poisoning
+   * threshold only goes down, national ids are added by preset name only. @default none
+   */
+  safety?: SafetyPolicyPatch | undefined;
+}
+
 /**
  * The memory API, implemented in-process by {@link Engram} and over HTTP by the remote client.
  * Both run the same conformance tests.
  */
 export interface MemoryApi {
-  add(input: MemoryInput, options: Scoped): Promise<Memory>;
+  add(input: MemoryInput, options: WriteOptions): Promise<Memory>;
   /** Adds all or none. */
-  addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]>;
+  addMany(inputs: MemoryInput[], options: WriteOptions): Promise<Memory[]>;
   get(id: string, options: Scoped): Promise<Memory | null>;
   /** Throws EngramError('NOT_FOUND') when the id is not in the tenant. */
-  update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory>;
+  update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory>;
   /** Returns false when nothing was deleted. */
   delete(id: string, options: Scoped): Promise<boolean>;
   list(request: ListRequest): Promise<Page<Memory>>;

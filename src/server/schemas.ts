@@ -95,8 +95,21 @@ export const MemorySchema = z
   })
   .openapi('Memory');
 
+/** A call's safety policy; Engram checks it (unknown settings are INVALID_INPUT, as at every entry point). */
+export const SafetyPatchSchema = z.record(z.string(), z.unknown()).openapi('SafetyPolicyPatch', {
+  description:
+    "Tightens the write-safety policy for this request only (over the instance's and the tenant's): " +
+    '`actions` per category (`secret`, `card`, `iban`, `nationalId`, `phone`, `email`: `keep` | `mask` | `reject`, only ' +
+    'towards `reject`), `poisoning` (`action`: `off` | `flag` | `reject`, only towards `reject`; `threshold`, only lower), ' +
+    '`nationalIds` (preset names to add), `enabled` (true only).',
+});
+
 export const CreateMemoryBodySchema = z
-  .strictObject({ scope: RequestScopeSchema.optional(), memory: MemoryInputSchema })
+  .strictObject({
+    scope: RequestScopeSchema.optional(),
+    memory: MemoryInputSchema,
+    safety: SafetyPatchSchema.optional(),
+  })
   .openapi('CreateMemoryRequest');
 
 export const BatchBodySchema = z
@@ -106,11 +119,16 @@ export const BatchBodySchema = z
       .array(MemoryInputSchema)
       .min(1)
       .openapi({ description: 'Stored all or none. At most the batch limit (default 1000).' }),
+    safety: SafetyPatchSchema.optional(),
   })
   .openapi('BatchImportRequest');
 
 export const PatchBodySchema = z
-  .strictObject({ scope: RequestScopeSchema.optional(), patch: MemoryPatchSchema })
+  .strictObject({
+    scope: RequestScopeSchema.optional(),
+    patch: MemoryPatchSchema,
+    safety: SafetyPatchSchema.optional(),
+  })
   .openapi('UpdateMemoryRequest');
 
 export const MemoryEnvelopeSchema = z.object({ memory: MemorySchema }).openapi('MemoryResponse');
