@@ -465,6 +465,7 @@ export class Engram implements MemoryApi {
     if (this.options.ownResources !== false) {
       await this.store.close();
       await this.embedder.close?.();
+      await this.guard.close();
     }
   }
 }

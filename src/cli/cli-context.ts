@@ -3,6 +3,9 @@ import type { Scope } from '../model/scope.js';
 import { resolveEmbedder } from '../embed/index.js';
 import { openStore } from '../store/open-store.js';
 import { searchConfigFromEnv } from '../search/search-config-from-env.js';
+import { EngramError } from '../model/errors.js';
+import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
+import { dataDirTenantPolicy } from '../tenant/tenant-settings.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -27,21 +30,49 @@ export function scopeOf(options: GlobalOptions): Scope {
   };
 }
 
+/** The instance's write-safety policy from `ENGRAM_SAFETY` (a JSON policy patch), or none. */
+export function safetyPolicyFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): SafetyPolicyPatch | undefined {
+  const raw = env['ENGRAM_SAFETY'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw) as SafetyPolicyPatch;
+  } catch (cause) {
+    throw new EngramError(
+      'CONFIG_ERROR',
+      'ENGRAM_SAFETY must be a JSON safety policy, e.g. {"actions":{"email":"mask"}}',
+      {
+        cause,
+      },
+    );
+  }
+}
+
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
- * ENGRAM_RERANK_URL, …). `engram search`, `engram serve` and `engram mcp` all search with these.
+ * ENGRAM_RERANK_URL, …) and the instance's write-safety policy (ENGRAM_SAFETY). `engram search`,
+ * `engram serve` and `engram mcp` all search with these.
  */
 export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
-  return { search: searchConfigFromEnv() };
+  return { search: searchConfigFromEnv(), safety: { policy: safetyPolicyFromEnv() } };
 }
 
-/** Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env ENGRAM_EMBEDDER). */
-export async function openEngram(options: GlobalOptions): Promise<Engram> {
+/** The data directory whose tenant settings apply when a command names none. */
+export const DEFAULT_DATA_DIR = '.engram';
+
+/**
+ * Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env
+ * ENGRAM_EMBEDDER), with the tenants' safety policies of `dataDir` (`engram safety set`).
+ */
+export async function openEngram(options: GlobalOptions, dataDir = DEFAULT_DATA_DIR): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    return await Engram.open({ ...engramOptionsFromEnv(), store, embedder });
+    const env = engramOptionsFromEnv();
+    const safety = { ...env.safety, tenantPolicy: dataDirTenantPolicy(dataDir) };
+    return await Engram.open({ ...env, safety, store, embedder });
   } catch (error) {
     await store.close();
     throw error;

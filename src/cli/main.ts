@@ -11,6 +11,7 @@ import { registerKeys } from './commands/keys-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
+import { registerSafety } from './commands/safety-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 
 /** Where the CLI writes its errors (stderr; tests pass their own). */
@@ -67,6 +68,7 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerKeys(program, globals);
   registerMcp(program, globals);
   registerStoreCommands(program, globals);
+  registerSafety(program, globals);
   return program;
 }
 

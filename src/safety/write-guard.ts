@@ -9,17 +9,24 @@ import { DEFAULT_SAFETY_POLICY, mergeSafetyPolicy, type SafetyPolicy } from './s
 import { emptyReport, type SafetyReport } from './safety-report.js';
 import { mergeReports, readStoredReport, withStoredReport } from './stored-report.js';
 
-/** A tenant's policy patch (over the instance's), or none. May be looked up on every write. */
-export type TenantPolicySource = (
+/** A tenant's policy patch (over the instance's), or none. Looked up on every write. */
+export type TenantPolicyLookup = (
   tenant: string,
 ) => SafetyPolicyPatch | null | undefined | Promise<SafetyPolicyPatch | null | undefined>;
+
+/** Where tenants' policies live (e.g. a server's tenant settings), and how to let go of it. */
+export interface TenantPolicySource {
+  policyOf: TenantPolicyLookup;
+  /** Called by `Engram.close` (unless `ownResources` is false). */
+  close?(): void | Promise<void>;
+}
 
 /** Write safety of one Engram instance (`EngramOptions.safety`). */
 export interface WriteSafetyOptions {
   /** The instance's policy over the defaults. @default {} (DEFAULT_SAFETY_POLICY) */
   policy?: SafetyPolicyPatch | undefined;
   /** Each tenant's policy over the instance's (the server's tenant settings). @default none */
-  tenantPolicy?: TenantPolicySource | undefined;
+  tenantPolicy?: TenantPolicyLookup | TenantPolicySource | undefined;
 }
 
 /** A validated input or patch as the facade holds it: metadata is always an object when present. */
@@ -62,7 +69,13 @@ export class WriteGuard {
     } catch (error) {
       configError(error, 'the instance safety policy');
     }
-    this.#tenantPolicy = options.tenantPolicy;
+    const source = options.tenantPolicy;
+    this.#tenantPolicy = typeof source === 'function' ? { policyOf: source } : source;
+  }
+
+  /** Lets go of the tenant policy source. */
+  async close(): Promise<void> {
+    await this.#tenantPolicy?.close?.();
   }
 
   /** The instance's policy (defaults and `options.policy`), before any tenant's. */
@@ -77,7 +90,8 @@ export class WriteGuard {
    *   EngramError('CONFIG_ERROR') for a bad tenant setting.
    */
   async policy(tenant: string, call?: SafetyPolicyPatch | undefined): Promise<SafetyPolicy> {
-    const patch = this.#tenantPolicy === undefined ? undefined : ((await this.#tenantPolicy(tenant)) ?? undefined);
+    const patch =
+      this.#tenantPolicy === undefined ? undefined : ((await this.#tenantPolicy.policyOf(tenant)) ?? undefined);
     if (patch === undefined && call === undefined) return this.#instance;
     const key = JSON.stringify([patch ?? null, call ?? null]);
     const hit = this.#cache.get(key);
