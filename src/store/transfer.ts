@@ -102,6 +102,11 @@ export interface ImportOptions {
   tenant?: string | undefined;
   /** Called after each batch with the number of records imported so far. */
   onProgress?: ((imported: number) => void) | undefined;
+  /**
+   * Applied to each batch before it is written, e.g. the write-safety policy (`engram restore`
+   * masks what it masks); may throw to refuse the batch. @default none
+   */
+  prepare?: ((records: MemoryRecord[]) => MemoryRecord[] | Promise<MemoryRecord[]>) | undefined;
 }
 
 /** What {@link importRecords} did. */
@@ -185,7 +190,8 @@ export async function importRecords(
   let batch: TransferRecord[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const rows = batch.map((r) => toRecord(r, options.tenant));
+    const parsed = batch.map((r) => toRecord(r, options.tenant));
+    const rows = options.prepare ? await options.prepare(parsed) : parsed;
     await store.insert(rows);
     const byTenant = new Map<string, UsageEntry[]>();
     batch.forEach((r, i) => {
