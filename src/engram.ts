@@ -19,6 +19,7 @@ import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-wei
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { RECALL_PROFILES } from './recall/recall-profile.js';
+import { rankWithholding } from './recall/withhold-flagged.js';
 import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
@@ -250,7 +251,12 @@ export class Engram implements MemoryApi {
     }));
     await this.withRetry(() => this.store.insert(records));
     this.partitionModels.set(partitionKey(scope), embedding);
-    return this.withRetry(() => this.store.get(scope.tenant, records.map((r) => r.id)));
+    return this.withRetry(() =>
+      this.store.get(
+        scope.tenant,
+        records.map((r) => r.id),
+      ),
+    );
   }
 
   /** The memory with this id in the scope's tenant, or null. */
@@ -292,10 +298,16 @@ export class Engram implements MemoryApi {
 
   private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
     const scope = validateScope(request?.scope);
-    const check = <T extends string>(values: T[] | undefined, allowed: readonly string[], field: string): T[] | undefined => {
+    const check = <T extends string>(
+      values: T[] | undefined,
+      allowed: readonly string[],
+      field: string,
+    ): T[] | undefined => {
       if (values === undefined) return undefined;
       if (!Array.isArray(values) || values.some((v) => !allowed.includes(v))) {
-        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, { details: { field } });
+        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, {
+          details: { field },
+        });
       }
       return values;
     };
@@ -346,7 +358,8 @@ export class Engram implements MemoryApi {
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
     checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
-    if (!profile) throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
+    if (!profile)
+      throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
     const weights = resolveLexicalWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
@@ -362,15 +375,21 @@ export class Engram implements MemoryApi {
       [queryVector] = (await this.embed([text])) as [Float32Array];
     }
     const embedMs = performance.now() - embedStart;
-    const result = await this.withRetry(() =>
-      runRecall(
-        { store: this.store, tokenCache: this.tokenCache },
-        { query: text, queryVector, model: this.embedder.model, filter, limit, threshold, weights, profile },
-        embedMs,
-      ),
-    );
+    const rank = (n: number) =>
+      this.withRetry(() =>
+        runRecall(
+          { store: this.store, tokenCache: this.tokenCache },
+          { query: text, queryVector, model: this.embedder.model, filter, limit: n, threshold, weights, profile },
+          embedMs,
+        ),
+      );
+    // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
+    const result = await rankWithholding(rank, limit, this.limits.maxLimit, options.includeFlagged === true);
     if (this.options.trackUsage !== false && result.hits.length > 0) {
-      this.recordUsage(filter.scope.tenant, result.hits.map((h) => h.memory.id));
+      this.recordUsage(
+        filter.scope.tenant,
+        result.hits.map((h) => h.memory.id),
+      );
     }
     return { query: text, ...result };
   }
@@ -390,7 +409,10 @@ export class Engram implements MemoryApi {
       web: this.options.search?.web,
       canRead: this.options.search?.canRead,
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: resolveLexicalWeights({ config: this.recallDefaults.lexicalWeights, env: this.options.env ?? process.env }),
+      weights: resolveLexicalWeights({
+        config: this.recallDefaults.lexicalWeights,
+        env: this.options.env ?? process.env,
+      }),
       clock: this.clock,
       recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
     });
@@ -426,7 +448,9 @@ export class Engram implements MemoryApi {
    * Re-embeds every memory of the scope's (tenant, user) partition with `embedder` (default: this
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
-  async reembed(options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void }): Promise<number> {
+  async reembed(
+    options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+  ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
     const embedder = options.embedder ?? this.embedder;

@@ -248,6 +248,7 @@ export class RemoteEngram implements MemoryApi {
       types: options.types,
       lexicalWeight: options.lexicalWeight,
       lexicalWeightShort: options.lexicalWeightShort,
+      includeFlagged: options.includeFlagged,
       explain: this.options.explain || undefined,
     };
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);

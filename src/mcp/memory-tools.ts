@@ -73,7 +73,10 @@ const searchMemories = defineTool({
     const scope = resolveSearchScope(principal, requested, options.collections);
     const result = await api.search(query, { ...options, scope });
     const hits = result.hits.map((h) => ({ ...compact(h.memory), score: h.relevance, collection: h.collection }));
-    return Object.keys(result.degraded).length > 0 ? { hits, degraded: result.degraded } : { hits };
+    // Withheld memories are named, never shown: their text (and the phrases of the reason) would instruct the agent.
+    const withheld = result.withheld.map((h) => ({ id: h.memory.id, rules: h.explanation.flagged?.rules ?? [] }));
+    const out = withheld.length > 0 ? { hits, withheld } : { hits };
+    return Object.keys(result.degraded).length > 0 ? { ...out, degraded: result.degraded } : out;
   },
 });
 

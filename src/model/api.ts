@@ -29,6 +29,12 @@ export interface RecallOptions extends Scoped {
   lexicalWeight?: number | undefined;
   /** Lexical weight for queries of at most 2 tokens, clamped to [0.05, 0.40]. @default 0.30 (env ENGRAM_RECALL_LEX_WEIGHT_SHORT) */
   lexicalWeightShort?: number | undefined;
+  /**
+   * Return memories flagged on write as trying to instruct the model among the hits (each with
+   * `explanation.flagged`). Off, they are withheld: listed in `withheld` with the reason, never
+   * in `hits`, so never injected. @default false
+   */
+  includeFlagged?: boolean | undefined;
   /** Abort the recall. */
   signal?: AbortSignal | undefined;
 }
@@ -48,6 +54,12 @@ export interface RecallResult {
   hits: Hit[];
   /** Ranked hits that the threshold removed (best first), for explanation. */
   cut: Hit[];
+  /**
+   * Hits that ranked among the best but were withheld because their memory was flagged on write
+   * as trying to instruct the model (best first); `explanation.flagged` says why. Empty with
+   * `includeFlagged`. The hits are refilled from further down the ranking.
+   */
+  withheld: Hit[];
   /** Size of the dense candidate pool that was used. */
   poolSize: number;
   timings: RecallTimings;

@@ -47,6 +47,7 @@ const SEARCH_OPTION_REACH = {
   dedupe: 'wire',
   context: 'wire',
   conversation: 'wire',
+  includeFlagged: 'wire',
   sequential: 'local',
   signal: 'local',
 } as const satisfies Record<keyof SearchOptions, 'wire' | 'scope' | 'local'>;
@@ -80,6 +81,7 @@ const RECALL_OPTIONS = {
   types: true,
   lexicalWeight: true,
   lexicalWeightShort: true,
+  includeFlagged: true,
   signal: true,
 } as const satisfies Record<keyof RecallOptions, true>;
 

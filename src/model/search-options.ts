@@ -57,5 +57,11 @@ export interface SearchOptions {
   /** Context and earlier turns for the fine planner. */
   context?: string | undefined;
   conversation?: ChatMessage[] | undefined;
+  /**
+   * Keep memories flagged on write as trying to instruct the model among the hits (each with
+   * `explanation.flagged`). Off, they are withheld before post-processing, deep search and the
+   * reasoner (no LLM sees them) and listed in `withheld`. @default false
+   */
+  includeFlagged?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }

@@ -1,3 +1,4 @@
+import type { MemoryFlag } from './memory-flag.js';
 import type { Memory } from './memory.js';
 import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
 
@@ -21,6 +22,8 @@ export interface SearchExplanation {
   boost?: number | undefined;
   /** Deep-search stage (0 = first retrieval) that found it. */
   stage?: number | undefined;
+  /** Why the memory was flagged on write as trying to instruct the model (see `SearchResult.withheld`). */
+  flagged?: MemoryFlag | undefined;
 }
 
 /** One search result. */
@@ -76,4 +79,9 @@ export interface SearchResult {
   collections: { searched: Array<string | null>; denied: string[] };
   /** Failures that were degraded (path, channel, internet, reasoner, stage) with their messages. */
   degraded: Record<string, string>;
+  /**
+   * The best hits withheld because their memory was flagged on write as trying to instruct the
+   * model (at most `topK`, best first), with `explanation.flagged`. Empty with `includeFlagged`.
+   */
+  withheld: SearchHit[];
 }

@@ -67,7 +67,7 @@ export async function runRecall(
   deps: RecallDeps,
   request: RecallRequest,
   embedMs = 0,
-): Promise<Omit<RecallResult, 'query'>> {
+): Promise<Omit<RecallResult, 'query' | 'withheld'>> {
   const now = deps.now ?? (() => performance.now());
   const start = now();
   const { store } = deps;
@@ -81,7 +81,12 @@ export async function runRecall(
   // Channels run concurrently. A synchronous store does its work inside the call, an async one
   // after it: each channel's time is its call plus how long the recall then waited for it.
   const t0 = now();
-  const densePromise = store.denseSearch({ filter, vector: request.queryVector, model: request.model, limit: densePool });
+  const densePromise = store.denseSearch({
+    filter,
+    vector: request.queryVector,
+    model: request.model,
+    limit: densePool,
+  });
   const t1 = now();
   const lexicalPromise =
     lexicalPool > 0
@@ -171,7 +176,10 @@ export async function runRecall(
     c.fused = fusion.fused[i] as number;
   });
   const ranked = topK(candidates, limit, compareCandidates);
-  const fetched = await store.get(filter.scope.tenant, ranked.map((c) => c.id));
+  const fetched = await store.get(
+    filter.scope.tenant,
+    ranked.map((c) => c.id),
+  );
   const memoryById = new Map(fetched.map((m) => [m.id, m]));
   const hits: Hit[] = [];
   const cut: Hit[] = [];

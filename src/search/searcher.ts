@@ -21,6 +21,8 @@ import { resolveSearchSettings, type SearchSettings } from './resolve-search-set
 import { runDeepSearch } from './run-deep-search.js';
 import { timed } from './timed.js';
 import { toSearchHits } from './to-search-hits.js';
+import { withholdFlagged } from '../recall/withhold-flagged.js';
+import { memoryFlag } from '../model/memory-flag.js';
 
 /** What a {@link Searcher} is built from. Everything but store and embedder is optional. */
 export interface SearcherDeps {
@@ -107,8 +109,10 @@ export class Searcher {
       keywordTerms: planning.keywordTerms,
     };
     const [retrieved, pathsMs] = await timed(this.now, () => retrieveStage(context, firstStage, 0));
+    // Flagged memories (instructions) leave before post-processing: no deep stage or reasoner sees them.
+    const withheld = new Map<string, SearchCandidate>();
     const post = (candidates: SearchCandidate[]): Promise<SearchCandidate[]> =>
-      postProcess(candidates, options, settings.limits, (ids) =>
+      postProcess(admitted(candidates, options.includeFlagged === true, withheld), options, settings.limits, (ids) =>
         this.deps.store.getVectors(
           options.scope.tenant,
           ids.filter((id) => !isWebMemoryId(id)),
@@ -123,11 +127,13 @@ export class Searcher {
       ? await this.reasonStep(query, deep.candidates, options, degraded)
       : [deep.candidates, 0];
 
-    const hits = toSearchHits(candidates, deep.rewrites);
+    const hits = withholdFlagged(toSearchHits(candidates, deep.rewrites), true).shown;
     this.recordUsage(options.scope.tenant, hits);
+    const best = [...withheld.values()].sort((a, b) => b.score - a.score).slice(0, settings.topK);
     return {
       query,
       hits,
+      withheld: withholdFlagged(toSearchHits(best, deep.rewrites), true).shown,
       plan: {
         mode: settings.mode,
         goal: planning.goal,
@@ -236,4 +242,19 @@ export class Searcher {
     if (ids.length === 0 || !this.deps.recordUsage) return;
     this.deps.recordUsage(tenant, ids);
   }
+}
+
+/** The candidates not flagged as instructions (all with `include`); the others go to `withheld`, best score per id. */
+function admitted(
+  candidates: SearchCandidate[],
+  include: boolean,
+  withheld: Map<string, SearchCandidate>,
+): SearchCandidate[] {
+  if (include) return candidates;
+  return candidates.filter((candidate) => {
+    if (memoryFlag(candidate.memory) === null) return true;
+    const seen = withheld.get(candidate.memory.id);
+    if (seen === undefined || seen.score < candidate.score) withheld.set(candidate.memory.id, candidate);
+    return false;
+  });
 }

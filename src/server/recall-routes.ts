@@ -16,6 +16,7 @@ interface RecallFields {
   types?: RecallOptions['types'];
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
+  includeFlagged?: boolean | undefined;
 }
 
 function recallOptions(principal: Principal, body: RecallFields, signal: AbortSignal): RecallOptions {
@@ -27,6 +28,7 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     types: body.types,
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
+    includeFlagged: body.includeFlagged,
     signal,
   };
 }
@@ -80,17 +82,19 @@ function registerInject(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
       const options = recallOptions(principal, body, c.req.raw.signal);
       const query = adapter.extractQuery(body.request);
       if (query === null || query.trim() === '') {
-        return { request: body.request, injected: false, query, hits: [], block: null };
+        return { request: body.request, injected: false, query, hits: [], withheld: [], block: null };
       }
       const result = await kit.api.recall(query, options);
       kit.metrics.observeRecall(result.timings);
+      const withheld = result.withheld.map((h) => ({ id: h.memory.id, reason: h.explanation.flagged?.reason ?? '' }));
       const block = formatContextBlock(result.hits, body.block);
-      if (block === null) return { request: body.request, injected: false, query, hits: [], block: null };
+      if (block === null) return { request: body.request, injected: false, query, hits: [], withheld, block: null };
       return {
         request: adapter.injectBlock(body.request, block.text),
         injected: true,
         query,
         hits: block.included.map((h) => ({ id: h.memory.id, score: h.score })),
+        withheld,
         block: block.text,
       };
     },

@@ -191,7 +191,16 @@ const recallOptionFields = {
   types: z.array(MemoryTypeSchema).optional(),
   lexicalWeight: z.number().optional(),
   lexicalWeightShort: z.number().optional(),
+  includeFlagged: z.boolean().optional().openapi({
+    description:
+      'Return memories flagged as trying to instruct the model among the hits. Default false: they are withheld.',
+  }),
 };
+
+/** Why a memory was flagged on write as trying to instruct the model. */
+export const MemoryFlagSchema = z
+  .object({ reason: z.string(), rules: z.array(z.string()), fields: z.array(z.string()) })
+  .openapi('MemoryFlag');
 
 export const RecallBodySchema = z
   .strictObject({
@@ -219,6 +228,7 @@ export const HitSchema = z
       denseRank: z.number().optional(),
       lexicalRank: z.number().optional(),
       extra: z.record(z.string(), z.number()).optional(),
+      flagged: MemoryFlagSchema.optional(),
     }),
   })
   .openapi('Hit');
@@ -236,6 +246,10 @@ export const RecallResponseSchema = z
     query: z.string(),
     hits: z.array(HitSchema),
     cut: z.array(HitSchema),
+    withheld: z.array(HitSchema).openapi({
+      description:
+        'Hits withheld because their memory was flagged as trying to instruct the model (explanation.flagged says why).',
+    }),
     poolSize: z.number(),
     timings: RecallTimingsSchema,
     server: ServerTimingsSchema.optional(),
@@ -263,24 +277,26 @@ export const SearchBodySchema = z
   .strictObject({ query: z.string(), scope: RequestScopeSchema.optional(), ...wireSearchOptionFields })
   .openapi('SearchRequest');
 
+const SearchHitSchema = z.object({
+  memory: MemorySchema,
+  relevance: z.number(),
+  collection: z.string().nullable(),
+  explanation: z.record(z.string(), z.unknown()),
+  rewritten: z.string().optional(),
+});
+
 export const SearchResponseSchema = z
   .object({
     query: z.string(),
-    hits: z.array(
-      z.object({
-        memory: MemorySchema,
-        relevance: z.number(),
-        collection: z.string().nullable(),
-        explanation: z.record(z.string(), z.unknown()),
-        rewritten: z.string().optional(),
-      }),
-    ),
+    hits: z.array(SearchHitSchema),
+    withheld: z.array(SearchHitSchema).openapi({
+      description:
+        'Hits withheld because their memory was flagged as trying to instruct the model (explanation.flagged says why).',
+    }),
     plan: z.record(z.string(), z.unknown()),
-    timings: z
-      .record(z.string(), z.unknown())
-      .openapi({
-        description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
-      }),
+    timings: z.record(z.string(), z.unknown()).openapi({
+      description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
+    }),
     collections: z.object({ searched: z.array(z.string().nullable()), denied: z.array(z.string()) }),
     degraded: z.record(z.string(), z.string()),
   })
@@ -303,6 +319,9 @@ export const InjectResponseSchema = z
     injected: z.boolean().openapi({ description: 'False when there was no query or no memory passed the threshold.' }),
     query: z.string().nullable(),
     hits: z.array(z.object({ id: z.string(), score: z.number() })),
+    withheld: z
+      .array(z.object({ id: z.string(), reason: z.string() }))
+      .openapi({ description: 'Memories left out because they were flagged as trying to instruct the model.' }),
     block: z.string().nullable(),
   })
   .openapi('InjectResponse');

@@ -10,6 +10,7 @@ interface RecallFlags {
   profile?: 'engram' | 'seed';
   types?: string[];
   explain?: boolean;
+  includeFlagged?: boolean;
 }
 
 /** `engram recall <query>`: the core hybrid recall, as a table or JSON. */
@@ -24,6 +25,7 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
       .option('--profile <name>', "fusion profile: 'engram' (default) or 'seed' (the reference, exactly)")
       .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)
       .option('--explain', 'show cosine, BM25, weights, channels and timings')
+      .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
       .action(async (query: string, flags: RecallFlags) => {
         const options = globals();
         await withEngram(options, async (engram) => {
@@ -33,8 +35,13 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
             threshold: flags.threshold,
             profile: flags.profile,
             types: flags.types as MemoryType[] | undefined,
+            includeFlagged: flags.includeFlagged,
           });
-          console.log(options.json ? JSON.stringify(result, null, 2) : formatHits(result, flags.explain === true));
+          const withheld = result.withheld.map(
+            (h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`,
+          );
+          const table = [formatHits(result, flags.explain === true), ...withheld].join('\n');
+          console.log(options.json ? JSON.stringify(result, null, 2) : table);
         });
       });
   }

@@ -18,6 +18,7 @@ interface SearchFlags {
   limit?: number;
   threshold?: number;
   explain?: boolean;
+  includeFlagged?: boolean;
 }
 
 function formatSearch(result: SearchResult, explain: boolean): string {
@@ -72,6 +73,7 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
     .option('-k, --limit <n>', 'hits per text type bucket (topK)', parseLimit)
     .option('--threshold <x>', 'minimum relevance', parseNumber)
     .option('--explain', 'show paths, channel scores, the plan and timings')
+    .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
     .action(async (query: string, flags: SearchFlags) => {
       const options = globals();
       await withEngram(options, async (engram) => {
@@ -86,8 +88,11 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
           fastGraph: flags.fastGraph,
           topK: flags.limit,
           threshold: flags.threshold,
+          includeFlagged: flags.includeFlagged,
         });
-        console.log(options.json ? JSON.stringify(result, null, 2) : formatSearch(result, flags.explain === true));
+        const withheld = result.withheld.map((h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`);
+        const table = [formatSearch(result, flags.explain === true), ...withheld].join('\n');
+        console.log(options.json ? JSON.stringify(result, null, 2) : table);
       });
     });
 }
