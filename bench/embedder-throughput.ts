@@ -13,11 +13,12 @@
  * and `--batch` turns per call.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { defaultLocomoData } from './lib/locomo-questions.js';
 import { percentile } from './lib/stats.js';
 
 interface ReferenceModel {
@@ -56,12 +57,7 @@ const n = Number(values.n);
 const batchSize = Number(values.batch);
 const queryCount = Number(values.queries);
 const here = path.dirname(new URL(import.meta.url).pathname);
-const dataFile =
-  values.data ??
-  [path.join(here, '../../shared/data/locomo-dev.json'), '/work/shared/data/locomo-dev.json'].find((p) =>
-    existsSync(p),
-  ) ??
-  path.join(here, '../../shared/data/locomo-dev.json');
+const dataFile = values.data ?? defaultLocomoData();
 
 function locomo(file: string): { turns: string[]; questions: string[] } {
   const samples = JSON.parse(readFileSync(file, 'utf8')) as Array<{

@@ -28,7 +28,7 @@ import OpenAI from 'openai';
 
 import type { RecallOptions, RecallResult } from '../src/model/api.js';
 import { Engram } from '../src/engram.js';
-import { readLocomoFile } from '../src/import/locomo.js';
+import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import { formatContextBlock } from '../src/inject/context-block.js';
 import type { InjectEvent } from '../src/inject/inject-event.js';
 import type { Recaller } from '../src/inject/recaller.js';
@@ -40,7 +40,7 @@ import { lookupEmbedder, openBenchEmbedder, openRawEmbedder } from './lib/bench-
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 import { buildCorpus } from './lib/synthetic-corpus.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 const SCOPE = { tenant: 'bench', user: 'inject' };
 const REPLY = JSON.stringify({
   id: 'chatcmpl-bench',
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
 
-  const conversations = await readLocomoFile(data);
+  const conversations = await readLocomoBench(data);
   const questions = [
     ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),
   ];
@@ -132,6 +132,10 @@ async function main(): Promise<void> {
       status: 'activated',
       usage: { count: 0, lastUsedAt: null },
       embedding: null,
+      validFrom: now,
+      validTo: null,
+      supersededBy: null,
+      version: 1,
     },
     score: 0.5,
     explanation: {

@@ -1,161 +1,171 @@
 /**
- * Retrieval quality on a LoCoMo-format file (default: ../shared/data/locomo-dev.json).
+ * Retrieval quality on a LoCoMo-format file (default: ../shared/data/locomo-dev.json), through
+ * the evaluation library `engram eval` uses (src/eval).
  *
- *   npx tsx bench/quality.ts [--data FILE] [--json] [--k 5,10,20] [--methods bm25,dense,rrf,seed,engram]
+ *   npx tsx bench/quality.ts [--data FILE] [--json] [--k 5,10,20] [--methods bm25,bm25-stemmed,dense,rrf,seed,engram]
  *
  * One memory per turn, each conversation in its own scope (user = sample_id). Questions of
  * categories 1–4 whose evidence names real turns. Turn-level evidence recall@k / hit@k and
- * session-level recall@k, per category and overall. Threshold 0 everywhere: this measures ranking.
+ * session-level recall@k, per category, per conversation and overall. Threshold 0: this measures ranking.
  */
 import { performance } from 'node:perf_hooks';
 
-import { readLocomoFile, LOCOMO_CATEGORY_NAMES, type LocomoCategory } from '../src/import/locomo.js';
+import { apiRanker } from '../src/eval/eval-ranker.js';
+import type { EvalRanker } from '../src/eval/eval-ranker.js';
+import { summarize } from '../src/eval/eval-metrics.js';
+import { evaluate, type EvalReport } from '../src/eval/run-eval.js';
 import { parseArgs, parseIntList } from './lib/args.js';
-import { evalQuestions, ScoreBoard, scoreCut, type EvalQuestion } from './lib/locomo-eval.js';
-import { fmt, markdownTable } from './lib/stats.js';
 import { openBenchEmbedder, BENCH_EMBEDDING_CACHE } from './lib/bench-embedder.js';
-import { baselineRankers, type Ranker, type RankerFactory } from './lib/quality-rankers.js';
-import { facadeRankers } from './lib/facade-rankers.js';
+import { openLocomoFacade } from './lib/facade-rankers.js';
+import { LOCOMO_TENANT, locomoCases, sampleOf, sessionRecall } from './lib/locomo-eval.js';
+import { defaultLocomoData, LOCOMO_CATEGORY_NAMES, readLocomoBench } from './lib/locomo-questions.js';
+import { baselineRankers } from './lib/quality-rankers.js';
+import { fmt, markdownTable } from './lib/stats.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
-const ALL_METHODS = ['bm25', 'dense', 'rrf', 'seed', 'engram'] as const;
+const ALL_METHODS = ['bm25', 'bm25-stemmed', 'dense', 'rrf', 'seed', 'engram'] as const;
+const CATEGORIES = [1, 2, 3, 4].map((c) => LOCOMO_CATEGORY_NAMES[c as 1 | 2 | 3 | 4]);
 
-interface MethodResult {
-  method: string;
-  description: string;
-  board: ScoreBoard;
-  /** Mean ms per question (all cut-offs), excluding query embedding where the method allows. */
-  msPerQuestion: number;
-}
-
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods'], ['json']);
-  const data = args.values.get('data') ?? DEFAULT_DATA;
-  const ks = parseIntList(args.values.get('k') ?? '5,10,20', 'k').sort((a, b) => a - b);
-  const methods = (args.values.get('methods') ?? ALL_METHODS.join(',')).split(',').map((m) => m.trim());
+function parseMethods(text: string): string[] {
+  const methods = text.split(',').map((m) => m.trim());
   for (const m of methods) {
     if (!(ALL_METHODS as readonly string[]).includes(m))
       throw new Error(`unknown method ${m} (known: ${ALL_METHODS.join(', ')})`);
   }
+  return methods;
+}
+
+/** Figures of a report by conversation (sample id). */
+function bySample(report: EvalReport): Map<string, ReturnType<typeof summarize>> {
+  const samples = [...new Set(report.cases.map((c) => sampleOf(c.id)))];
+  return new Map(
+    samples.map((s) => [
+      s,
+      summarize(
+        report.cases.filter((c) => sampleOf(c.id) === s),
+        report.ks,
+        ['sessionRecall'],
+      ),
+    ]),
+  );
+}
+
+function markdown(reports: EvalReport[], methods: string[], header: string): string {
+  const ks = (reports[0] as EvalReport).ks;
+  const cols = ['method', ...ks.flatMap((k) => [`R@${k}`, `H@${k}`]), ...ks.map((k) => `SR@${k}`), 'ms/q'];
+  const cells = (s: ReturnType<typeof summarize>): string[] => [
+    ...ks.flatMap((k) => [fmt(s.recall[k]), fmt(s.hit[k])]),
+    ...ks.map((k) => fmt(s.extra['sessionRecall']?.[k])),
+  ];
+  const out = [header, '', 'Overall (R = turn-level evidence recall, H = hit, SR = session-level recall):', ''];
+  out.push(
+    markdownTable(
+      cols,
+      reports.map((r) => [r.ranker, ...cells(r.overall), r.msPerQuery.toFixed(2)]),
+    ),
+  );
+  out.push('', 'Per category:', '');
+  const catRows = CATEGORIES.flatMap((cat) =>
+    reports.map((r, i) => [
+      `${cat} (n=${r.byCategory[cat]?.n ?? 0})`,
+      methods[i] as string,
+      ...cells(r.byCategory[cat] ?? r.overall),
+    ]),
+  );
+  out.push(markdownTable(['category', 'method', ...cols.slice(1, -1)], catRows));
+  out.push('', 'Per conversation:', '');
+  const convRows = reports.flatMap((r, i) =>
+    [...bySample(r)].map(([s, sum]) => [`${s} (n=${sum.n})`, methods[i] as string, ...cells(sum)]),
+  );
+  out.push(markdownTable(['conversation', 'method', ...cols.slice(1, -1)], convRows));
+  return out.join('\n');
+}
+
+function asJson(info: Record<string, unknown>, reports: readonly EvalReport[], methods: readonly string[]): string {
+  const methodsOut = reports.map((r, i) => ({
+    method: methods[i],
+    description: r.ranker,
+    msPerQuery: r.msPerQuery,
+    overall: r.overall,
+    byCategory: r.byCategory,
+    byConversation: Object.fromEntries(bySample(r)),
+  }));
+  return `${JSON.stringify({ ...info, methods: methodsOut }, null, 2)}\n`;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods'], ['json']);
+  const data = args.values.get('data') ?? defaultLocomoData();
+  const ks = parseIntList(args.values.get('k') ?? '5,10,20', 'k').sort((a, b) => a - b);
+  const methods = parseMethods(args.values.get('methods') ?? ALL_METHODS.join(','));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
   const t0 = performance.now();
-  const conversations = await readLocomoFile(data);
-  const questions = new Map<string, EvalQuestion[]>(conversations.map((c) => [c.sampleId, evalQuestions(c)]));
-  const nQuestions = [...questions.values()].reduce((n, qs) => n + qs.length, 0);
+  const conversations = await readLocomoBench(data);
+  const cases = conversations.flatMap(locomoCases);
   const nTurns = conversations.reduce((n, c) => n + c.turns.length, 0);
   const nAll = conversations.reduce((n, c) => n + c.questions.length, 0);
-  log(`${data}: ${conversations.length} conversations, ${nTurns} turns, ${nQuestions} of ${nAll} questions scored`);
+  log(`${data}: ${conversations.length} conversations, ${nTurns} turns, ${cases.length} of ${nAll} questions scored`);
 
   const embedder = openBenchEmbedder();
   const embedStart = performance.now();
-  const allTexts = conversations.flatMap((c) => [
-    ...c.memories.map((m) => m.text),
-    ...(questions.get(c.sampleId) ?? []).map((q) => q.question),
-  ]);
-  await embedder.embed(allTexts);
+  await embedder.embed([...conversations.flatMap((c) => c.memories.map((m) => m.text)), ...cases.map((c) => c.query)]);
   const embedSeconds = (performance.now() - embedStart) / 1000;
-  log(`embedded ${allTexts.length} texts in ${embedSeconds.toFixed(1)} s (cache: ${BENCH_EMBEDDING_CACHE})`);
+  log(`embedded in ${embedSeconds.toFixed(1)} s (cache: ${BENCH_EMBEDDING_CACHE})`);
 
-  const factories: Record<string, RankerFactory> = { ...baselineRankers(embedder), ...facadeRankers(embedder) };
-  const maxK = ks[ks.length - 1] as number;
-  const results: MethodResult[] = [];
-  for (const method of methods) {
-    const factory = factories[method] as RankerFactory;
-    const board = new ScoreBoard(ks);
-    let ms = 0;
-    for (const conv of conversations) {
-      const ranker: Ranker = await factory.open(conv);
-      try {
-        for (const q of questions.get(conv.sampleId) ?? []) {
-          if (factory.perK) {
-            for (const k of ks) {
-              const start = performance.now();
-              const ranked = await ranker.rank(q.question, k);
-              ms += performance.now() - start;
-              board.add(q.category, k, scoreCut(ranked, q.gold, k));
-            }
-          } else {
-            const start = performance.now();
-            const ranked = await ranker.rank(q.question, maxK);
-            ms += performance.now() - start;
-            for (const k of ks) board.add(q.category, k, scoreCut(ranked, q.gold, k));
-          }
-        }
-      } finally {
-        await ranker.close?.();
-      }
+  const facade = await openLocomoFacade(embedder, conversations);
+  const rankers: Record<string, EvalRanker> = {
+    ...baselineRankers(embedder, conversations),
+    seed: {
+      ...apiRanker(facade.engram, { mode: 'recall', profile: 'seed' }),
+      name: 'reference fusion, exact (facade profile "seed")',
+    },
+    engram: {
+      ...apiRanker(facade.engram, { mode: 'recall', profile: 'engram' }),
+      name: 'Engram default (facade profile "engram")',
+    },
+  };
+  const reports: EvalReport[] = [];
+  try {
+    for (const method of methods) {
+      const ranker = rankers[method] as EvalRanker;
+      const maxK = ks[ks.length - 1] as number;
+      const report = await evaluate(ranker, cases, {
+        ks,
+        scope: { tenant: LOCOMO_TENANT },
+        depth: maxK,
+        extra: { sessionRecall },
+      });
+      reports.push(report);
+      log(
+        `${method}: R@${ks[1] ?? ks[0]} ${fmt(report.overall.recall[ks[1] ?? (ks[0] as number)])} (${report.msPerQuery.toFixed(2)} ms/query)`,
+      );
     }
-    results.push({ method, description: factory.description, board, msPerQuestion: ms / nQuestions });
-    log(
-      `${method}: R@${ks[1] ?? ks[0]} ${fmt(board.get('all', ks[1] ?? (ks[0] as number)).recall)} (${(ms / nQuestions).toFixed(2)} ms/question)`,
-    );
+  } finally {
+    await facade.close();
+    await embedder.close?.();
   }
-  for (const method of methods) await factories[method]?.close?.();
-  await embedder.close?.();
-
   const seconds = (performance.now() - t0) / 1000;
   if (args.flags.has('json')) {
-    const cats: Array<LocomoCategory | 'all'> = ['all', 1, 2, 3, 4];
-    const json = {
+    const info = {
       data,
       conversations: conversations.length,
       turns: nTurns,
-      questions: nQuestions,
+      questions: cases.length,
       questionsInFile: nAll,
       ks,
       embedder: embedder.model,
       embedSeconds,
       seconds,
-      methods: results.map((r) => ({
-        method: r.method,
-        description: r.description,
-        msPerQuestion: r.msPerQuestion,
-        byCategory: Object.fromEntries(
-          cats.map((c) => [String(c), Object.fromEntries(ks.map((k) => [String(k), r.board.get(c, k)]))]),
-        ),
-      })),
     };
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(asJson(info, reports, methods));
     return;
   }
-
-  const out: string[] = [];
-  out.push(
+  const header =
     `LoCoMo retrieval quality — ${data.split('/').pop() ?? data}: ${conversations.length} conversations, ${nTurns} turns, ` +
-      `${nQuestions} questions (categories 1–4 with real evidence), embedder ${embedder.model}, threshold 0.`,
-    '',
-    'Overall (R = turn-level evidence recall, H = hit, SR = session-level recall):',
-    '',
+    `${cases.length} questions (categories 1–4 with real evidence), embedder ${embedder.model}, threshold 0.`;
+  process.stdout.write(
+    `${markdown(reports, methods, header)}\n\nRun time ${seconds.toFixed(1)} s (embedding ${embedSeconds.toFixed(1)} s).\n`,
   );
-  const header = ['method', ...ks.flatMap((k) => [`R@${k}`, `H@${k}`]), ...ks.map((k) => `SR@${k}`), 'ms/q'];
-  out.push(
-    markdownTable(
-      header,
-      results.map((r) => [
-        r.description,
-        ...ks.flatMap((k) => [fmt(r.board.get('all', k).recall), fmt(r.board.get('all', k).hit)]),
-        ...ks.map((k) => fmt(r.board.get('all', k).sessionRecall)),
-        r.msPerQuestion.toFixed(2),
-      ]),
-    ),
-  );
-  out.push('', 'Per category (turn-level recall R@k, hit H@k, session recall SR@k):', '');
-  const catRows: string[][] = [];
-  for (const c of [1, 2, 3, 4] as const) {
-    for (const r of results) {
-      const n = r.board.get(c, ks[0] as number).n;
-      catRows.push([
-        `${c} ${LOCOMO_CATEGORY_NAMES[c]} (n=${n})`,
-        r.method,
-        ...ks.flatMap((k) => [fmt(r.board.get(c, k).recall), fmt(r.board.get(c, k).hit)]),
-        ...ks.map((k) => fmt(r.board.get(c, k).sessionRecall)),
-      ]);
-    }
-  }
-  out.push(markdownTable(['category', 'method', ...header.slice(1, -1)], catRows));
-  out.push('', `Run time ${seconds.toFixed(1)} s (embedding ${embedSeconds.toFixed(1)} s).`);
-  process.stdout.write(`${out.join('\n')}\n`);
 }
 
 main().catch((error: unknown) => {

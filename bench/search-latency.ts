@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 
 import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
-import { readLocomoFile } from '../src/import/locomo.js';
+import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
@@ -33,7 +33,7 @@ import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 import { buildCorpus } from './lib/synthetic-corpus.js';
 
-const DEFAULT_DATA = new URL('../../shared/data/locomo-dev.json', import.meta.url).pathname;
+const DEFAULT_DATA = defaultLocomoData();
 
 /** Share of the corpus per type (sums to 100). */
 const TYPE_SHARES: Array<[MemoryType, number]> = [
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const nQueries = Number(args.values.get('queries') ?? 200);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
-  const conversations = await readLocomoFile(args.values.get('data') ?? DEFAULT_DATA);
+  const conversations = await readLocomoBench(args.values.get('data') ?? DEFAULT_DATA);
   const base = conversations.flatMap((c) => c.memories.map((m) => m.text));
   const questions = conversations.flatMap((c) => c.questions.map((q) => q.question)).slice(0, nQueries);
   const cached = await openBenchEmbedder();

@@ -24,6 +24,7 @@ import { RemoteEngram } from '../src/client/remote-engram.js';
 import type { MemoryInput } from '../src/model/memory.js';
 import { openDefaultEngram } from '../src/open-default-engram.js';
 import { startServer } from '../src/server/start-server.js';
+import { percentile } from './lib/stats.js';
 import { mulberry32 } from './lib/synthetic-corpus.js';
 
 const SCOPE = { tenant: 'bench', user: 'load' };
@@ -33,12 +34,22 @@ function arg(name: string, fallback: string): string {
   return i > 0 && process.argv[i + 1] !== undefined ? (process.argv[i + 1] as string) : fallback;
 }
 
-const NAMES = 'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter Yara'.split(' ');
-const VERBS = 'likes|bought|is learning|visited|lost|cooked|borrowed|painted|repaired|recommended|wants to try|sold'.split('|');
-const OBJECTS = ('green tea|a red bicycle|the piano|sourdough bread|a vintage camera|the chess set|a hiking backpack|' +
-  'spicy ramen|an old guitar|the garden shed|a marathon plan|a sailing boat|the Italian cookbook|a telescope|running shoes').split('|');
-const PLACES = 'in Paris|at the office|near the lake|in Berlin|at home|in the mountains|at the market|in Lisbon|at school|downtown'.split('|');
-const TIMES = 'last week|yesterday|in 2021|every Sunday|this morning|two years ago|during the holidays|on her birthday'.split('|');
+const NAMES =
+  'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter Yara'.split(
+    ' ',
+  );
+const VERBS =
+  'likes|bought|is learning|visited|lost|cooked|borrowed|painted|repaired|recommended|wants to try|sold'.split('|');
+const OBJECTS = (
+  'green tea|a red bicycle|the piano|sourdough bread|a vintage camera|the chess set|a hiking backpack|' +
+  'spicy ramen|an old guitar|the garden shed|a marathon plan|a sailing boat|the Italian cookbook|a telescope|running shoes'
+).split('|');
+const PLACES =
+  'in Paris|at the office|near the lake|in Berlin|at home|in the mountains|at the market|in Lisbon|at school|downtown'.split(
+    '|',
+  );
+const TIMES =
+  'last week|yesterday|in 2021|every Sunday|this morning|two years ago|during the holidays|on her birthday'.split('|');
 
 function pick<T>(rand: () => number, list: readonly T[]): T {
   return list[Math.floor(rand() * list.length)] as T;
@@ -77,15 +88,13 @@ interface RunFigures {
   errors: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
 async function serveChild(dataDir: string): Promise<void> {
-  await startServer({ dataDir, port: 0, handleSignals: true, onClosed: (error) => process.exit(error === undefined ? 0 : 1) }).then((s) =>
-    process.stdout.write(`${JSON.stringify({ url: s.url })}\n`),
-  );
+  await startServer({
+    dataDir,
+    port: 0,
+    handleSignals: true,
+    onClosed: (error) => process.exit(error === undefined ? 0 : 1),
+  }).then((s) => process.stdout.write(`${JSON.stringify({ url: s.url })}\n`));
 }
 
 async function main(): Promise<void> {
@@ -97,9 +106,13 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const { key } = createKey({ dataDir, tenant: SCOPE.tenant });
 
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'serve', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const { url } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as { url: string };
+  const { url } = JSON.parse(
+    await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
+  ) as { url: string };
   log(`server ${url} (pid ${child.pid}), data ${dataDir}`);
 
   const remote = new RemoteEngram({ url, apiKey: key, timeoutMs: 120_000 });
@@ -114,7 +127,10 @@ async function main(): Promise<void> {
   const searchRequest = (): autocannon.Request => ({
     method: 'POST',
     path: '/v1/recall',
-    setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }) }),
+    setupRequest: (req) => ({
+      ...req,
+      body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }),
+    }),
   });
   // Mixed: one request in ten (over all connections) is an add with a fresh id.
   const acked: string[] = [];
@@ -125,10 +141,17 @@ async function main(): Promise<void> {
     setupRequest: (req) => {
       if (mixedCounter++ % 10 === 9) {
         const id = `load-${addCounter++}`;
-        const body = { scope: { user: SCOPE.user }, memory: { id, text: `Load test note ${id}: ${pool[addCounter % pool.length]}` } };
+        const body = {
+          scope: { user: SCOPE.user },
+          memory: { id, text: `Load test note ${id}: ${pool[addCounter % pool.length]}` },
+        };
         return { ...req, path: '/v1/memories', body: JSON.stringify(body) };
       }
-      return { ...req, path: '/v1/recall', body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }) };
+      return {
+        ...req,
+        path: '/v1/recall',
+        body: JSON.stringify({ query: pool[q++ % pool.length], scope: { user: SCOPE.user } }),
+      };
     },
     onResponse: (status, body) => {
       if (status === 201) acked.push((JSON.parse(body) as { memory: { id: string } }).memory.id);
@@ -151,12 +174,17 @@ async function main(): Promise<void> {
   const settle = async () => {
     await remote.recall('settle', { scope: SCOPE });
   };
-  const run = async (name: string, connections: number, requests: autocannon.Request[], seconds = duration): Promise<RunFigures> => {
+  const run = async (
+    name: string,
+    connections: number,
+    requests: autocannon.Request[],
+    seconds = duration,
+  ): Promise<RunFigures> => {
     const cpuBefore = await serverCpu();
     const result = await autocannon({ url, connections, duration: seconds, headers, requests, timeout: 30 });
     await settle();
     // Every sent request (also those still in flight at the deadline) was served before settle() returned.
-    const cpuMs = ((await serverCpu()) - cpuBefore) * 1000 / (result.requests.sent + 1);
+    const cpuMs = (((await serverCpu()) - cpuBefore) * 1000) / (result.requests.sent + 1);
     const figures = {
       name,
       connections,
@@ -167,7 +195,9 @@ async function main(): Promise<void> {
       requests: result.requests.total,
       errors: result.errors + result.timeouts + result.non2xx,
     };
-    log(`${name} c=${connections}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, cpu ${cpuMs.toFixed(2)} ms/req, ${figures.requests} requests, ${figures.errors} errors`);
+    log(
+      `${name} c=${connections}: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms, cpu ${cpuMs.toFixed(2)} ms/req, ${figures.requests} requests, ${figures.errors} errors`,
+    );
     return figures;
   };
 
@@ -216,12 +246,27 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuStart);
     latencies.sort((a, b) => a - b);
-    const figures = { name, connections: c, rps: latencies.length / elapsed, cpuMs: (cpu.user + cpu.system) / 1000 / latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, errors };
-    log(`${name} c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, cpu ${figures.cpuMs.toFixed(3)} ms/call`);
+    const figures = {
+      name,
+      connections: c,
+      rps: latencies.length / elapsed,
+      cpuMs: (cpu.user + cpu.system) / 1000 / latencies.length,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      requests: latencies.length,
+      errors,
+    };
+    log(
+      `${name} c=${c}: ${figures.rps.toFixed(0)} calls/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, cpu ${figures.cpuMs.toFixed(3)} ms/call`,
+    );
     local.push(figures);
   };
-  for (const c of [1, 8, 64]) await inProcess('search in process', c, duration, (i) => engram.recall(pool[i % pool.length] as string, { scope: SCOPE }));
-  for (const c of [1, 8, 64]) await inProcess('get by id in process', c, floorSeconds, (i) => engram.get(`c${i % memories}`, { scope: SCOPE }));
+  for (const c of [1, 8, 64])
+    await inProcess('search in process', c, duration, (i) =>
+      engram.recall(pool[i % pool.length] as string, { scope: SCOPE }),
+    );
+  for (const c of [1, 8, 64])
+    await inProcess('get by id in process', c, floorSeconds, (i) => engram.get(`c${i % memories}`, { scope: SCOPE }));
   const stats = await engram.stats({ scope: { tenant: SCOPE.tenant } });
   await engram.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -269,7 +314,8 @@ ${local.map(row).join('\n')}
 `;
   writeFileSync(out, md);
   log(`wrote ${out}`);
-  const failed = http.some((f) => f.errors > 0) || local.some((f) => f.errors > 0) || readable !== acked.length || exitCode !== 0;
+  const failed =
+    http.some((f) => f.errors > 0) || local.some((f) => f.errors > 0) || readable !== acked.length || exitCode !== 0;
   if (failed) {
     log('FAILED: errors, unreadable acknowledged writes or a bad exit code');
     process.exitCode = 1;

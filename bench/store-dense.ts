@@ -11,6 +11,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteStore, type SqliteStore } from '../src/store/sqlite/index.js';
 import type { MemoryRecord } from '../src/store/memory-store.js';
+import { exactTopK } from './lib/exact-scan.js';
+import { fmtMs as fmt, percentile } from './lib/stats.js';
 import { mulberry32 } from './lib/synthetic-corpus.js';
 
 const DIM = 512;
@@ -31,15 +33,6 @@ function makeVectors(n: number, seed: number): Float32Array[] {
     const c = centres[Math.floor(random() * centres.length)] as Float32Array;
     return Float32Array.from(c, (x) => x + 0.9 * gauss(random));
   });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
-function fmt(ms: number): string {
-  return ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
 }
 
 const VOCAB = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}x`);
@@ -87,18 +80,9 @@ async function build(path: string, vectors: Float32Array[]): Promise<{ store: Sq
   return { store, insertMs: performance.now() - t0 };
 }
 
-/** Plain JS exact scan over pre-normalised vectors in one Float32Array (float64 accumulation). */
-function jsScan(data: Float32Array, n: number, q: Float32Array, k: number): string[] {
-  const scores = new Float64Array(n);
-  for (let r = 0; r < n; r++) {
-    let dot = 0;
-    const base = r * DIM;
-    for (let i = 0; i < DIM; i++) dot += (data[base + i] as number) * (q[i] as number);
-    scores[r] = dot;
-  }
-  const idx = Array.from({ length: n }, (_, i) => i);
-  idx.sort((a, b) => (scores[b] as number) - (scores[a] as number));
-  return idx.slice(0, k).map((i) => `r${i}`);
+/** The exact top-k ids by the benches' one exact scan. */
+function jsScan(data: Float32Array, q: Float32Array, k: number, rows?: ArrayLike<number>): string[] {
+  return exactTopK(data, DIM, q, k, rows).map((t) => `r${t.index}`);
 }
 
 function normalised(vectors: Float32Array[]): Float32Array {
@@ -176,7 +160,7 @@ async function denseBench(n: number, dir: string): Promise<{ row: DenseRow; stor
     const dense = await time(() => store.denseSearch({ filter, vector: q, model: 'bench-512', limit: K }));
     push(cached, dense);
     const hits = dense[1];
-    const scan = await time(() => jsScan(data, n, q, K));
+    const scan = await time(() => jsScan(data, q, K));
     push(js, scan);
     const truth = scan[1];
     if (hits.map((h) => h.id).join() === truth.join()) exact++;
@@ -191,20 +175,8 @@ async function denseBench(n: number, dir: string): Promise<{ row: DenseRow; stor
     push(cachedTenth, tenthTiming);
     const tenth = tenthTiming[1];
     if (cachedTenth.length <= 20) {
-      const scores = Array.from({ length: n / 10 }, (_, j) => j * 10).map((r) => {
-        let dot = 0;
-        for (let i = 0; i < DIM; i++) dot += (data[r * DIM + i] as number) * (q[i] as number);
-        return { id: `r${r}`, dot };
-      });
-      scores.sort((a, b) => b.dot - a.dot);
-      if (
-        tenth.map((h) => h.id).join() ===
-        scores
-          .slice(0, K)
-          .map((s) => s.id)
-          .join()
-      )
-        filteredExact++;
+      const tenthRows = Array.from({ length: n / 10 }, (_, j) => j * 10);
+      if (tenth.map((h) => h.id).join() === jsScan(data, q, K, tenthRows).join()) filteredExact++;
     }
   }
   // The same cache with every scan in float32 (no int8 pre-selection), for comparison.
@@ -215,7 +187,7 @@ async function denseBench(n: number, dir: string): Promise<{ row: DenseRow; stor
   for (const q of queries) {
     const timing = await time(() => f32Store.denseSearch({ filter, vector: q, model: 'bench-512', limit: K }));
     push(f32, timing);
-    if (timing[1].map((h) => h.id).join() === jsScan(data, n, q, K).join()) f32Exact++;
+    if (timing[1].map((h) => h.id).join() === jsScan(data, q, K).join()) f32Exact++;
   }
   await f32Store.close();
   const blobStore = createSqliteStore({ path: join(dir, `dense-${n}.db`), vectorCache: false });

@@ -15,12 +15,12 @@ import {
   validateVector,
   type InputLimits,
 } from './model/validate.js';
-import { resolveLexicalWeights, type LexicalWeights } from './recall/lexical-weights.js';
+import type { LexicalWeights } from './recall/lexical-weights.js';
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
-import { RECALL_PROFILES } from './recall/recall-profile.js';
+import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
 import { rankWithholding } from './recall/withhold-flagged.js';
-import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
+import type { MemoryRecord, MemoryStore, WriteContext } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
@@ -112,6 +112,11 @@ function checkFiniteNumber(value: unknown, field: string): void {
   if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
     throw new EngramError('INVALID_INPUT', `${field} must be a finite number`, { details: { field } });
   }
+}
+
+/** The history context of a facade write: an API call, by the caller the options name. */
+function writeContext(operation: string, options: WriteOptions): WriteContext {
+  return { cause: { type: 'api', operation }, caller: options.caller };
 }
 
 function partitionKey(scope: Scope): string {
@@ -249,7 +254,7 @@ export class Engram implements MemoryApi {
       embedding,
       vector: vectors[i] as Float32Array,
     }));
-    await this.withRetry(() => this.store.insert(records));
+    await this.withRetry(() => this.store.insert(records, writeContext('add', options)));
     this.partitionModels.set(partitionKey(scope), embedding);
     return this.withRetry(() =>
       this.store.get(
@@ -283,17 +288,24 @@ export class Engram implements MemoryApi {
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
-      this.store.update(scope.tenant, String(id), { ...clean, updatedAt: this.clock().toISOString() }, vector),
+      this.store.update(
+        scope.tenant,
+        String(id),
+        { ...clean, updatedAt: this.clock().toISOString() },
+        vector,
+        writeContext('update', options),
+      ),
     );
     if (!updated) throw new EngramError('NOT_FOUND', `no memory ${id} in tenant ${scope.tenant}`, { details: { id } });
     return updated;
   }
 
   /** Deletes a memory for good. False when there was nothing to delete. */
-  async delete(id: string, options: Scoped): Promise<boolean> {
+  async delete(id: string, options: WriteOptions): Promise<boolean> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    return (await this.withRetry(() => this.store.delete(scope.tenant, [String(id)]))) > 0;
+    const context = { ...writeContext('delete', options), at: this.clock().toISOString() };
+    return (await this.withRetry(() => this.store.delete(scope.tenant, [String(id)], context))) > 0;
   }
 
   private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
@@ -360,7 +372,7 @@ export class Engram implements MemoryApi {
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
     if (!profile)
       throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
-    const weights = resolveLexicalWeights({
+    const weights = profile.resolveWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
       env: this.options.env ?? process.env,
@@ -409,7 +421,7 @@ export class Engram implements MemoryApi {
       web: this.options.search?.web,
       canRead: this.options.search?.canRead,
       rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: resolveLexicalWeights({
+      weights: ENGRAM_PROFILE.resolveWeights({
         config: this.recallDefaults.lexicalWeights,
         env: this.options.env ?? process.env,
       }),
@@ -449,7 +461,7 @@ export class Engram implements MemoryApi {
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
   async reembed(
-    options: Scoped & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+    options: WriteOptions & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
   ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
@@ -470,7 +482,11 @@ export class Engram implements MemoryApi {
       for (const [i, memory] of page.items.entries()) {
         const vector = vectors[i] as Float32Array;
         await this.withRetry(() =>
-          this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }),
+          this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }, {
+            cause: { type: 're-embed', model: embedder.model },
+            caller: options.caller,
+            at: this.clock().toISOString(),
+          }),
         );
       }
       done += page.items.length;

@@ -149,8 +149,11 @@ describe('Engram facade', () => {
     const near = [1, 0, 0, 0, 0, 0, 0, 0];
     const table = new Map<string, number[]>();
     const distractors = Array.from({ length: 80 }, (_, i) => `distractor note number ${i} about weather`);
-    // Distractors sit at cosine ≈ 0.30 and fill the dense pool; the word match sits at 0.20, below all of them.
-    distractors.forEach((t, i) => table.set(t, [0.3, Math.sqrt(1 - 0.09), 0.001 * i, 0, 0, 0, 0, 0]));
+    // Distractors sit at cosines 0.25–0.41 and fill the dense pool; the word match sits at 0.20, below all of them.
+    distractors.forEach((t, i) => {
+      const c = 0.25 + 0.002 * i;
+      table.set(t, [c, Math.sqrt(1 - c * c), 0, 0, 0, 0, 0, 0]);
+    });
     table.set('The ferry to Zanzibar leaves at noon', [0.2, 0, 0, 0, 0, 0, 0, Math.sqrt(1 - 0.04)]);
     table.set('when does the zanzibar ferry leave', near);
     const engram = await open(createTableEmbedder({ dim, table }));

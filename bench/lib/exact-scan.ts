@@ -1,17 +1,21 @@
 /**
- * The floor: a plain exact scan over a contiguous Float32Array of unit-length rows
- * (dot product = cosine), keeping the top k in a small sorted buffer.
+ * The one exact-scan reference of the benches (the floor of the speed bench, the truth of the
+ * exactness checks): a plain scan over a contiguous Float32Array of unit-length rows
+ * (dot product = cosine, accumulated in float64), keeping the top k in a small sorted buffer.
+ * Ties keep the lower row first. `rows` restricts the scan to those row numbers (a filter).
  */
 export function exactTopK(
   matrix: Float32Array,
   dim: number,
   query: Float32Array,
   k: number,
+  rows?: ArrayLike<number>,
 ): Array<{ index: number; score: number }> {
-  const rows = matrix.length / dim;
+  const count = rows === undefined ? matrix.length / dim : rows.length;
   const idx = new Int32Array(k).fill(-1);
   const best = new Float64Array(k).fill(Number.NEGATIVE_INFINITY);
-  for (let r = 0; r < rows; r++) {
+  for (let j = 0; j < count; j++) {
+    const r = rows === undefined ? j : (rows[j] as number);
     let s = 0;
     const off = r * dim;
     for (let d = 0; d < dim; d++) s += (matrix[off + d] as number) * (query[d] as number);

@@ -2,71 +2,42 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { RecallProfile } from '../../src/model/api.js';
 import type { Embedder } from '../../src/embed/embedder.js';
-import type { Engram } from '../../src/engram.js';
+import { Engram, type EngramOptions } from '../../src/engram.js';
 import type { LocomoConversation } from '../../src/import/locomo.js';
 import type { MemoryStore } from '../../src/store/memory-store.js';
-import type { RankerFactory } from './quality-rankers.js';
+import { createSqliteStore } from '../../src/store/sqlite/index.js';
+import { LOCOMO_TENANT } from './locomo-eval.js';
 
-const TENANT = 'bench';
-
-interface Shared {
+/** The real facade over a fresh SQLite file holding every conversation (one scope each). */
+export interface LocomoFacade {
   engram: Engram;
   store: MemoryStore;
-  dir: string;
-  loaded: Set<string>;
+  close(): Promise<void>;
 }
 
 /**
- * The `seed` and `engram` rows: the real facade (`Engram.open` over a fresh SQLite file),
- * one scope per conversation (user = sample_id), recall with `limit = k` and threshold 0.
- * Query vectors come from the same (cached) embedder and are passed in, so `ms/q` excludes
- * query embedding. Both profiles share one store.
+ * Opens `Engram.open` over a fresh SQLite file and adds each conversation's turns in its own scope
+ * (tenant `bench`, user = sample_id). The embedder belongs to the caller (it is not closed).
  */
-export function facadeRankers(embedder: Embedder): Record<RecallProfile, RankerFactory> {
-  let shared: Promise<Shared> | null = null;
-  const open = async (): Promise<Shared> => {
-    const [{ Engram }, { createSqliteStore }] = await Promise.all([
-      import('../../src/engram.js'),
-      import('../../src/store/sqlite/index.js'),
-    ]);
-    const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
-    const store = createSqliteStore({ path: join(dir, 'quality.db') });
-    // The embedder belongs to the caller; the store is closed in close().
-    const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
-    return { engram, store, dir, loaded: new Set() };
-  };
-  const factory = (profile: RecallProfile, description: string): RankerFactory => ({
-    description,
-    perK: true,
-    async open(conv: LocomoConversation) {
-      shared ??= open();
-      const { engram, loaded } = await shared;
-      const scope = { tenant: TENANT, user: conv.sampleId };
-      if (!loaded.has(conv.sampleId)) {
-        loaded.add(conv.sampleId);
-        await engram.addMany(conv.memories, { scope });
-      }
-      return {
-        async rank(query, k) {
-          const [vector] = await embedder.embed([query]);
-          const result = await engram.recall(query, { scope, limit: k, threshold: 0, profile, vector });
-          return result.hits.map((h) => h.memory.key ?? '');
-        },
-      };
-    },
+export async function openLocomoFacade(
+  embedder: Embedder,
+  conversations: readonly LocomoConversation[],
+  options: Partial<Pick<EngramOptions, 'recall'>> = {},
+): Promise<LocomoFacade> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'));
+  const store = createSqliteStore({ path: join(dir, 'quality.db') });
+  const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false, ...options });
+  for (const conv of conversations) {
+    await engram.addMany(conv.memories, { scope: { tenant: LOCOMO_TENANT, user: conv.sampleId } });
+  }
+  return {
+    engram,
+    store,
     async close() {
-      if (shared === null) return;
-      const { engram, store, dir } = await shared;
-      shared = null;
       await engram.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
-  });
-  return {
-    seed: factory('seed', 'seed-000 fusion, exact (facade profile "seed")'),
-    engram: factory('engram', 'Engram default (facade profile "engram")'),
   };
 }

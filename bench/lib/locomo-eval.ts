@@ -1,40 +1,37 @@
-import { goldTurnIds, type LocomoCategory, type LocomoConversation } from '../../src/import/locomo.js';
+import type { EvalCase } from '../../src/eval/eval-case.js';
+import type { ExtraMetric } from '../../src/eval/eval-metrics.js';
+import { goldTurnIds, LOCOMO_CATEGORY_NAMES, type LocomoBenchConversation } from './locomo-questions.js';
 
-/** A LoCoMo question that can be scored on turn retrieval. */
-export interface EvalQuestion {
-  sampleId: string;
-  /** Position in the sample's `qa` list. */
-  index: number;
-  question: string;
-  category: LocomoCategory;
-  /** Gold dia_ids that name real turns (non-empty). */
-  gold: string[];
-}
+/** The tenant every LoCoMo bench loads into; each conversation is its own user (= sample_id). */
+export const LOCOMO_TENANT = 'bench';
 
 /**
- * Questions of categories 1–4 whose evidence names at least one real turn; gold = those turns.
+ * The evaluation cases of one conversation: questions of categories 1–4 whose evidence names at
+ * least one real turn; expected = those turns' dia_ids (the memories' keys), scope user = the
+ * sample id, category = the LoCoMo category name, id = `{sample_id}#{question index}`.
  * (760 of the 999 questions of locomo-dev.json.)
  */
-export function evalQuestions(conv: LocomoConversation): EvalQuestion[] {
+export function locomoCases(conv: LocomoBenchConversation): EvalCase[] {
   const ids = new Set(conv.turns.map((t) => t.diaId));
-  const out: EvalQuestion[] = [];
+  const out: EvalCase[] = [];
   for (const q of conv.questions) {
     if (q.category > 4) continue;
-    const gold = goldTurnIds(q, ids);
-    if (gold.length === 0) continue;
-    out.push({ sampleId: conv.sampleId, index: q.index, question: q.question, category: q.category, gold });
+    const expected = goldTurnIds(q, ids);
+    if (expected.length === 0) continue;
+    out.push({
+      id: `${conv.sampleId}#${q.index}`,
+      query: q.question,
+      expected,
+      scope: { user: conv.sampleId },
+      category: LOCOMO_CATEGORY_NAMES[q.category],
+    });
   }
   return out;
 }
 
-/** Scores of one ranked list against one question at one cut-off. */
-export interface CutScores {
-  /** Share of gold turns in the top k. */
-  recall: number;
-  /** 1 when at least one gold turn is in the top k. */
-  hit: number;
-  /** Share of gold sessions with at least one turn in the top k. */
-  sessionRecall: number;
+/** The sample id of a case made by {@link locomoCases}. */
+export function sampleOf(caseId: string): string {
+  return caseId.slice(0, caseId.lastIndexOf('#'));
 }
 
 /** Session number of a dia_id `D<session>:<turn>` (NaN when it has another shape). */
@@ -43,43 +40,11 @@ export function sessionOf(diaId: string): number {
   return m === null ? Number.NaN : Number(m[1]);
 }
 
-/** Turn and session scores of the first `k` of `ranked` (dia_ids, best first). */
-export function scoreCut(ranked: readonly string[], gold: readonly string[], k: number): CutScores {
-  const top = new Set(ranked.slice(0, k));
+/** Share of the gold turns' sessions with at least one turn in the top k (the memories' keys are dia_ids). */
+export const sessionRecall: ExtraMetric = (expected, top) => {
+  const goldSessions = new Set(expected.map(sessionOf));
+  const topSessions = new Set(top.map((m) => sessionOf(m.key ?? '')));
   let found = 0;
-  for (const id of gold) if (top.has(id)) found += 1;
-  const goldSessions = new Set(gold.map(sessionOf));
-  const topSessions = new Set([...top].map(sessionOf));
-  let sessionsFound = 0;
-  for (const s of goldSessions) if (topSessions.has(s)) sessionsFound += 1;
-  return {
-    recall: found / gold.length,
-    hit: found > 0 ? 1 : 0,
-    sessionRecall: sessionsFound / goldSessions.size,
-  };
-}
-
-/** Running sums of {@link CutScores} by category and cut-off. */
-export class ScoreBoard {
-  private readonly sums = new Map<string, { n: number; recall: number; hit: number; sessionRecall: number }>();
-
-  constructor(readonly ks: readonly number[]) {}
-
-  add(category: LocomoCategory, k: number, scores: CutScores): void {
-    for (const key of [`${category}@${k}`, `all@${k}`]) {
-      const s = this.sums.get(key) ?? { n: 0, recall: 0, hit: 0, sessionRecall: 0 };
-      s.n += 1;
-      s.recall += scores.recall;
-      s.hit += scores.hit;
-      s.sessionRecall += scores.sessionRecall;
-      this.sums.set(key, s);
-    }
-  }
-
-  /** Means for a category (or `all`) at k; NaN when no question of that category was scored. */
-  get(category: LocomoCategory | 'all', k: number): CutScores & { n: number } {
-    const s = this.sums.get(`${category}@${k}`);
-    if (s === undefined || s.n === 0) return { n: 0, recall: Number.NaN, hit: Number.NaN, sessionRecall: Number.NaN };
-    return { n: s.n, recall: s.recall / s.n, hit: s.hit / s.n, sessionRecall: s.sessionRecall / s.n };
-  }
-}
+  for (const s of goldSessions) if (topSessions.has(s)) found += 1;
+  return found / goldSessions.size;
+};

@@ -5,12 +5,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { create, insertMultiple, search } from '@orama/orama';
 
-import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
-import { fuseLinear } from '../../src/recall/linear-fusion.js';
-import { DEFAULT_BM25 } from '../../src/text/bm25.js';
-import { referenceTokenize } from '../../src/text/tokenizer.js';
+import { candidatePoolSize } from '../../src/recall/candidate-pool.js';
 import { cosine } from '../../src/vector/cosine.js';
 import { topK } from '../../src/vector/top-k.js';
+import { referenceRank } from './reference-recall.js';
 import { mulberry32, normalize, type SyntheticCorpus } from './synthetic-corpus.js';
 
 /** A system under test for one corpus: search one query, return ids best first. */
@@ -24,7 +22,7 @@ export interface SpeedSystem {
 /**
  * The reference project's design: every vector blob is read back from SQLite on each query,
  * cosine computed in JS, a pool of max(k·10, 50) kept, BM25 on the pool fused with the cosine
- * (seed-000 fusion), top k.
+ * (the reference fusion), top k.
  */
 export function openReferenceSqlite(corpus: SyntheticCorpus): SpeedSystem {
   const dir = mkdtempSync(join(tmpdir(), 'engram-speed-ref-'));
@@ -55,18 +53,12 @@ export function openReferenceSqlite(corpus: SyntheticCorpus): SpeedSystem {
           new Float32Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.byteLength / 4),
         ),
       }));
-      const pool = topK(
-        scored,
-        Math.max(k, Math.min(rows.length, Math.max(k * 10, 50))),
-        (a, b) => b.cosine - a.cosine,
-      );
-      const fused = fuseLinear(
-        referenceTokenize(text),
-        pool.map((p) => ({ text: p.row.text, cosine: p.cosine })),
-        { weights: DEFAULT_LEXICAL_WEIGHTS, tokenize: referenceTokenize, bm25: DEFAULT_BM25 },
-      );
-      const order = pool.map((p, i) => ({ id: p.row.id, score: fused.fused[i] as number, cosine: p.cosine }));
-      return topK(order, k, (a, b) => b.score - a.score || b.cosine - a.cosine).map((o) => o.id);
+      const pool = topK(scored, candidatePoolSize(k, rows.length, true), (a, b) => b.cosine - a.cosine);
+      return referenceRank(
+        text,
+        pool.map((p) => ({ id: p.row.id, text: p.row.text, cosine: p.cosine })),
+        k,
+      ).map((r) => r.id);
     },
     async close() {
       db.close();

@@ -66,13 +66,17 @@ export const DEFAULT_DATA_DIR = '.engram';
  * Opens Engram from the flags: store spec (env ENGRAM_STORE) and embedder name (env
  * ENGRAM_EMBEDDER), with the tenants' safety policies of `dataDir` (`engram safety set`).
  */
-export async function openEngram(options: GlobalOptions, dataDir = DEFAULT_DATA_DIR): Promise<Engram> {
+export async function openEngram(
+  options: GlobalOptions,
+  overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
+  dataDir = DEFAULT_DATA_DIR,
+): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
     const env = engramOptionsFromEnv();
     const safety = { ...env.safety, tenantPolicy: dataDirTenantPolicy(dataDir) };
-    return await Engram.open({ ...env, safety, store, embedder });
+    return await Engram.open({ ...env, safety, store, embedder, ...overrides });
   } catch (error) {
     await store.close();
     throw error;

@@ -3,6 +3,7 @@ import { isEngramError, type EngramErrorCode } from '../model/errors.js';
 import type { GlobalOptions } from './cli-context.js';
 import { registerAdd } from './commands/add-command.js';
 import { registerDemo } from './commands/demo-command.js';
+import { registerEval } from './commands/eval-command.js';
 import { registerImport } from './commands/import-command.js';
 import { registerRecall } from './commands/recall-command.js';
 import { registerReembed } from './commands/reembed-command.js';
@@ -62,6 +63,7 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerImport(program, globals);
   registerRecall(program, globals);
   registerSearch(program, globals);
+  registerEval(program, globals);
   registerStats(program, globals);
   registerReembed(program, globals);
   registerServe(program, globals);

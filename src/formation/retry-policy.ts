@@ -1,4 +1,5 @@
 import { isEngramError } from '../model/errors.js';
+import { DEFAULT_MAX_ATTEMPTS, type RetryDecision } from '../model/formation/work-queue.js';
 
 /** Backoff of formation jobs. */
 export interface RetryPolicy {
@@ -10,11 +11,13 @@ export interface RetryPolicy {
   maxMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({ maxAttempts: 6, baseMs: 2_000, maxMs: 600_000 });
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  baseMs: 2_000,
+  maxMs: 600_000,
+});
 
-/** What happens to a job whose attempt failed. */
-export type RetryDecision =
-  { state: 'retrying'; nextRunAt: string; delayMs: number } | { state: 'dead'; reason: string };
+export type { RetryDecision } from '../model/formation/work-queue.js';
 
 /**
  * The next step of a failed job: dead when the error is not retryable (bad input, refused

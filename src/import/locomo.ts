@@ -19,7 +19,9 @@ import {
 /**
  * LoCoMo-format conversations (Maharana et al., 2024, "Evaluating Very Long-Term Conversational
  * Memory of LLM Agents"; data CC BY-NC 4.0). A file is a list of samples
- * `{sample_id, conversation, qa, observation, session_summary, event_summary}`.
+ * `{sample_id, conversation, qa, observation, session_summary, event_summary}`. The importer reads
+ * the conversation and the observations; the questions (`qa`) are evaluation data and are read by
+ * the LoCoMo benches (`bench/lib/locomo-questions.ts`), not here.
  */
 
 /** One dialogue turn. */
@@ -49,37 +51,6 @@ export interface LocomoSession {
   turnCount: number;
 }
 
-/** LoCoMo question categories. */
-export type LocomoCategory = 1 | 2 | 3 | 4 | 5;
-
-/** Names of the LoCoMo categories, for reports. */
-export const LOCOMO_CATEGORY_NAMES: Readonly<Record<LocomoCategory, string>> = {
-  1: 'multi-hop',
-  2: 'temporal',
-  3: 'open-domain',
-  4: 'single-hop',
-  5: 'adversarial',
-};
-
-/** One QA item. */
-export interface LocomoQuestion {
-  /** Position in the sample's `qa` list. */
-  index: number;
-  question: string;
-  /** The answer as a string (numbers are stringified), or null when absent (category 5). */
-  answer: string | null;
-  /** Category 5's `adversarial_answer`, when present. */
-  adversarialAnswer: string | null;
-  category: LocomoCategory;
-  /**
-   * Evidence ids, cleaned: entries such as `"D8:6; D9:17"` are split on `;` / `,` and trimmed;
-   * empty entries dropped. Ids are NOT checked against the turns (see {@link goldTurnIds}).
-   */
-  evidence: string[];
-  /** Evidence exactly as in the file. */
-  rawEvidence: string[];
-}
-
 /** One parsed sample. */
 export interface LocomoConversation {
   sampleId: string;
@@ -92,7 +63,6 @@ export interface LocomoConversation {
   memories: MemoryInput[];
   /** Observation facts as `LongTermMemory` / level `fact`, each sourced from its linked turn(s). */
   observations: MemoryInput[];
-  questions: LocomoQuestion[];
 }
 
 const MONTHS: Readonly<Record<string, number>> = {
@@ -163,28 +133,24 @@ export function turnMemoryText(turn: Pick<LocomoTurn, 'speaker' | 'text' | 'imag
 
 /**
  * The memory for one turn: text from {@link turnMemoryText}, `key` = dia_id, a `chat` source
- * carrying the speaker and the original words, `statedAt` = the session date, and metadata
- * `{sampleId, diaId, session, speaker}` (+ `imageCaption`, `imageUrls` when present).
+ * carrying the speaker and the original words, `statedAt` = the session date, `background` = the
+ * memory text of the turn before it in the same session (what a reply answers; omitted for a
+ * session's first turn), and metadata `{sampleId, diaId, session, speaker}` (+ `imageCaption`,
+ * `imageUrls` when present).
  */
-export function turnToMemory(sampleId: string, turn: LocomoTurn): MemoryInput {
+export function turnToMemory(sampleId: string, turn: LocomoTurn, previous?: LocomoTurn): MemoryInput {
   const metadata: JsonObject = { sampleId, diaId: turn.diaId, session: turn.session, speaker: turn.speaker };
   if (turn.imageCaption !== null) metadata['imageCaption'] = turn.imageCaption;
   if (turn.imageUrls.length > 0) metadata['imageUrls'] = [...turn.imageUrls];
-  return {
+  const memory: MemoryInput = {
     text: turnMemoryText(turn),
     key: turn.diaId,
     sources: [{ type: 'chat', id: turn.diaId, role: turn.speaker, content: turn.text }],
     metadata,
     statedAt: turn.statedAt,
   };
-}
-
-/**
- * Gold turn ids of a question: its cleaned evidence ids that name a real turn, deduplicated,
- * in evidence order. An empty list means the question cannot be scored on turn retrieval.
- */
-export function goldTurnIds(question: LocomoQuestion, turnIds: ReadonlySet<string>): string[] {
-  return [...new Set(question.evidence.filter((id) => turnIds.has(id)))];
+  if (previous !== undefined && previous.session === turn.session) memory.background = turnMemoryText(previous);
+  return memory;
 }
 
 /** Options of {@link parseLocomo}. */
@@ -320,9 +286,8 @@ function parseSample(sample: Obj, sampleId: string, path: string): LocomoConvers
     speakerB,
     sessions,
     turns,
-    memories: turns.map((turn) => turnToMemory(sampleId, turn)),
+    memories: turns.map((turn, i) => turnToMemory(sampleId, turn, turns[i - 1])),
     observations: parseObservations(sample['observation'], at(path, 'observation'), sampleId, byId, sessions),
-    questions: parseQuestions(sample['qa'], at(path, 'qa')),
   };
 }
 
@@ -401,40 +366,10 @@ function sessionNumberOf(key: string): number {
   return m === null ? Number.MAX_SAFE_INTEGER : Number(m[1]);
 }
 
-/** Splits `"D8:6; D9:17"` into `['D8:6', 'D9:17']`. */
-function splitEvidence(entry: string): string[] {
+/** Splits `"D8:6; D9:17"` into `['D8:6', 'D9:17']` (evidence and observation links). */
+export function splitEvidence(entry: string): string[] {
   return entry
     .split(/[;,]/)
     .map((part) => part.trim())
     .filter((part) => part !== '');
-}
-
-function parseQuestions(raw: unknown, path: string): LocomoQuestion[] {
-  if (raw === undefined || raw === null) return [];
-  return expectArray(raw, path).map((rawItem, index) => {
-    const itemPath = atIndex(path, index);
-    const item = expectObject(rawItem, itemPath);
-    const question = expectString(item['question'], at(itemPath, 'question'), true);
-    const category = item['category'];
-    if (category !== 1 && category !== 2 && category !== 3 && category !== 4 && category !== 5) {
-      invalid(at(itemPath, 'category'), `expected 1, 2, 3, 4 or 5, got ${describe(category)}`);
-    }
-    const rawEvidence =
-      item['evidence'] === undefined ? [] : expectStringArray(item['evidence'], at(itemPath, 'evidence'));
-    return {
-      index,
-      question,
-      answer: answerText(item['answer'], at(itemPath, 'answer')),
-      adversarialAnswer: answerText(item['adversarial_answer'], at(itemPath, 'adversarial_answer')),
-      category,
-      evidence: rawEvidence.flatMap(splitEvidence),
-      rawEvidence,
-    };
-  });
-}
-
-function answerText(value: unknown, path: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return expectString(value, path);
 }

@@ -6,6 +6,7 @@ import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filte
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
 import type { SafetyPolicyPatch } from './safety-policy-patch.js';
+import type { HistoryCaller } from './formation/history.js';
 
 /** Every call names its scope: there is no shared "current user". */
 export interface Scoped {
@@ -25,9 +26,9 @@ export interface RecallOptions extends Scoped {
   profile?: RecallProfile | undefined;
   /** Restrict to these memory types. @default all types */
   types?: MemoryType[] | undefined;
-  /** Lexical weight for queries of more than 2 tokens, clamped to [0.05, 0.40]. @default 0.15 (env ENGRAM_RECALL_LEX_WEIGHT) */
+  /** Lexical weight (trust in the words) for queries of more than 2 tokens. Profile `engram`: clamped to [0.05, 0.95], @default 0.5; profile `seed`: clamped to [0.05, 0.40], @default 0.15. Env ENGRAM_RECALL_LEX_WEIGHT. */
   lexicalWeight?: number | undefined;
-  /** Lexical weight for queries of at most 2 tokens, clamped to [0.05, 0.40]. @default 0.30 (env ENGRAM_RECALL_LEX_WEIGHT_SHORT) */
+  /** Lexical weight for queries of at most 2 tokens. Profile `engram`: [0.05, 0.95], @default 0.5; profile `seed`: [0.05, 0.40], @default 0.30. Env ENGRAM_RECALL_LEX_WEIGHT_SHORT. */
   lexicalWeightShort?: number | undefined;
   /**
    * Return memories flagged on write as trying to instruct the model among the hits (each with
@@ -65,14 +66,25 @@ export interface RecallResult {
   timings: RecallTimings;
 }
 
-export interface ListRequest extends Scoped, Omit<MemoryFilter, 'scope'>, ListOptions {}
+/**
+ * The filter a caller of the memory API gives (list, stats). World-time validity (`validAt`) is a
+ * store filter the recall applies itself; it is not a list or stats field.
+ */
+export type RequestFilter = Omit<MemoryFilter, 'scope' | 'validAt'>;
 
-/** Options of the writes (add, addMany, update). */
+export interface ListRequest extends Scoped, RequestFilter, ListOptions {}
+
+/** Options of the writes (add, addMany, update, delete). */
 export interface WriteOptions extends Scoped {
+  /**
+   * Who makes the change, recorded in the memory's history (an API key's id from the server, a
+   * principal, never a secret). @default `{ kind: 'system', id: null }`
+   */
+  caller?: HistoryCaller | undefined;
   /**
    * This write's safety policy over the instance's and the tenant's. It can only tighten: an
    * action moves towards `reject`, the guard can be switched on but not off, the poisoning
-   * threshold only goes down, national ids are added by preset name only. @default none
+   * threshold only goes down, national ids are added by preset name only; delete ignores it. @default none
    */
   safety?: SafetyPolicyPatch | undefined;
 }
@@ -89,9 +101,9 @@ export interface MemoryApi {
   /** Throws EngramError('NOT_FOUND') when the id is not in the tenant. */
   update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory>;
   /** Returns false when nothing was deleted. */
-  delete(id: string, options: Scoped): Promise<boolean>;
+  delete(id: string, options: WriteOptions): Promise<boolean>;
   list(request: ListRequest): Promise<Page<Memory>>;
-  stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats>;
+  stats(request: Scoped & RequestFilter): Promise<ScopeStats>;
   recall(query: string, options: RecallOptions): Promise<RecallResult>;
   /**
    * The multi-path searcher: plan (fast | fine | deep), paths over memory types, channels, a named

@@ -26,6 +26,13 @@ export interface MemoryFilter {
   key?: string | undefined;
   /** Only memories whose id is in this list. */
   ids?: string[] | undefined;
+  /**
+   * Only memories valid in the world at this instant (ISO-8601): `validFrom <= validAt` and
+   * `validTo` null or later than it (the end is exclusive). Recall's "now" and `asOf` pass it;
+   * statuses are filtered separately (`statuses`). @default no validity filter (ended and future
+   * memories included)
+   */
+  validAt?: string | undefined;
 }
 
 /** Orders a list can follow. */

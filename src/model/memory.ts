@@ -52,7 +52,21 @@ export interface Memory {
   status: MemoryStatus;
   usage: MemoryUsage;
   embedding: EmbeddingInfo | null;
+  /**
+   * World time the fact became true (ISO-8601 UTC). Rows written without one (every memory from
+   * before formation, and a plain `add`) read as `statedAt ?? createdAt`.
+   */
+  validFrom: string;
+  /** World time it stopped being true (exclusive); null while it holds. */
+  validTo: string | null;
+  /** The memory that replaced it (formation's SUPERSEDE), or null. */
+  supersededBy: string | null;
+  /** 1 when created; each change to its content or status adds 1 (usage and re-embedding do not). */
+  version: number;
 }
+
+/** The world-time validity fields of a {@link Memory}. */
+export const VALIDITY_FIELDS = ['validFrom', 'validTo', 'supersededBy', 'version'] as const;
 
 /** What a caller supplies to create a memory. Everything but `text` has a default. */
 export interface MemoryInput {

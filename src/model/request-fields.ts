@@ -1,6 +1,5 @@
-import type { ListRequest, RecallOptions, RecallProfile } from './api.js';
+import type { ListRequest, RecallOptions, RecallProfile, RequestFilter } from './api.js';
 import { EngramError } from './errors.js';
-import type { MemoryFilter } from './memory-filter.js';
 import type { SearchMode, SearchOptions } from './search-options.js';
 
 /** Names of the recall fusion profiles. */
@@ -95,7 +94,7 @@ const FILTER_FIELDS = {
   tags: true,
   key: true,
   ids: true,
-} as const satisfies Record<keyof MemoryFilter, true>;
+} as const satisfies Record<keyof RequestFilter | 'scope', true>;
 
 /** Every field of a stats request (a filter). */
 export const FILTER_FIELD_NAMES: readonly string[] = Object.freeze(Object.keys(FILTER_FIELDS));

@@ -15,36 +15,40 @@ export const SHORT_QUERY_TOKENS = 2;
 export const LEX_WEIGHT_ENV = 'ENGRAM_RECALL_LEX_WEIGHT';
 export const LEX_WEIGHT_SHORT_ENV = 'ENGRAM_RECALL_LEX_WEIGHT_SHORT';
 
-function clamp(value: number): number {
-  return Math.min(LEXICAL_WEIGHT_MAX, Math.max(LEXICAL_WEIGHT_MIN, value));
-}
-
 function parse(value: string | number | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** Where lexical weights come from, highest precedence first. */
+export interface LexicalWeightSources {
+  option?: Partial<LexicalWeights> | undefined;
+  config?: Partial<LexicalWeights> | undefined;
+  env?: Record<string, string | undefined> | undefined;
+}
+
 /**
  * Resolves the weights: an explicit option wins, then the config value, then the environment
  * (`ENGRAM_RECALL_LEX_WEIGHT`, `ENGRAM_RECALL_LEX_WEIGHT_SHORT`), then the defaults. Every source is
- * clamped to [0.05, 0.40] so both signals always take part; unparsable values are ignored.
- * Read on every call (no caching), so a changed environment takes effect at once.
+ * clamped to [0.05, `max`] so both signals always take part; unparsable values are ignored.
+ * Read on every call (no caching), so a changed environment takes effect at once. The reference
+ * recall uses the reference defaults and `max` 0.40; a profile may bring its own.
  */
 export function resolveLexicalWeights(
-  sources: {
-    option?: Partial<LexicalWeights> | undefined;
-    config?: Partial<LexicalWeights> | undefined;
-    env?: Record<string, string | undefined> | undefined;
-  } = {},
+  sources: LexicalWeightSources = {},
+  profile: { defaults?: LexicalWeights; max?: number } = {},
 ): LexicalWeights {
   const env = sources.env ?? {};
+  const defaults = profile.defaults ?? DEFAULT_LEXICAL_WEIGHTS;
+  const max = profile.max ?? LEXICAL_WEIGHT_MAX;
   const pick = (key: keyof LexicalWeights, envKey: string): number =>
-    clamp(
-      parse(sources.option?.[key]) ??
-        parse(sources.config?.[key]) ??
-        parse(env[envKey]) ??
-        DEFAULT_LEXICAL_WEIGHTS[key],
+    Math.min(
+      max,
+      Math.max(
+        LEXICAL_WEIGHT_MIN,
+        parse(sources.option?.[key]) ?? parse(sources.config?.[key]) ?? parse(env[envKey]) ?? defaults[key],
+      ),
     );
   return { base: pick('base', LEX_WEIGHT_ENV), short: pick('short', LEX_WEIGHT_SHORT_ENV) };
 }

@@ -23,7 +23,7 @@ export interface LinearFusionResult {
 }
 
 /**
- * The seed-000 fusion over a candidate pool: BM25 with statistics taken over the pool only,
+ * The reference fusion over a candidate pool: BM25 with statistics taken over the pool only,
  * normalised by the pool maximum, fused linearly with the cosine. `w_lex` depends on the query
  * length after stopwords (short ≤ 2 tokens). With no query tokens the ranking is dense only
  * (`w_lex` = 0). Shared by the core recall and the searcher's paths.

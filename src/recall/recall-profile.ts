@@ -1,6 +1,7 @@
 import type { RecallProfile } from '../model/api.js';
 import { DEFAULT_BM25, type Bm25Params } from '../text/bm25.js';
 import { referenceTokenize, stemmedTokenize, unicodeTokenize, type Tokenizer } from '../text/tokenizer.js';
+import { resolveLexicalWeights, type LexicalWeights, type LexicalWeightSources } from './lexical-weights.js';
 
 /** The knobs that differ between the reference recall and Engram's default. */
 export interface RecallProfileSpec {
@@ -15,22 +16,42 @@ export interface RecallProfileSpec {
    * size; 0 turns the channel off (the reference has none).
    */
   lexicalPoolSize(densePool: number): number;
+  /**
+   * How the pool is ranked: `linear` is the reference fusion (cosine and pool BM25 of the text);
+   * `spread` is {@link fuseSpread} over the text, the memory's context and its speakers.
+   */
+  fusion: 'linear' | 'spread';
+  /** Weight of a memory's context (background, day stated) against its text in BM25; `spread` only. */
+  contextWeight: number;
+  /** This profile's lexical weights from an option, the config and the environment. */
+  resolveWeights(sources: LexicalWeightSources): LexicalWeights;
 }
 
-/** The reference recall (seed 000), reproduced exactly: ASCII tokenizer, dense pool only. */
+/** The reference recall, reproduced exactly: ASCII tokenizer, dense pool only, the reference fusion and weights. */
 export const SEED_PROFILE: RecallProfileSpec = {
   name: 'seed',
   tokenize: referenceTokenize,
   queryTerms: referenceTokenize,
   bm25: DEFAULT_BM25,
   lexicalPoolSize: () => 0,
+  fusion: 'linear',
+  contextWeight: 0,
+  resolveWeights: (sources) => resolveLexicalWeights(sources),
 };
 
 /**
- * Engram's default: the same fusion and weights, with two changes. A corpus-level lexical channel
- * as large as the dense pool, so a memory that matches the words but sits outside the dense pool
- * can still be ranked; and a Unicode-aware tokenizer (accents folded, Cyrillic, CJK bigrams) with
- * English Porter stemming for scoring, so inflected forms of a query word count as matches.
+ * Engram's lexical weight when none is set: the words and the cosine are trusted equally once
+ * each is scaled by its spread over the pool (measured with USE-lite on LoCoMo; other embedders
+ * can be compared with `engram eval --vs lexical=…`).
+ */
+export const ENGRAM_LEXICAL_WEIGHTS: LexicalWeights = { base: 0.5, short: 0.5 };
+
+/**
+ * Engram's default. Over the reference: a corpus-level lexical channel as large as the dense pool,
+ * so a memory that matches the words but sits outside the dense pool can still be ranked; a
+ * Unicode-aware tokenizer (accents folded, Cyrillic, CJK bigrams) with English Porter stemming for
+ * scoring; and the spread fusion, where a memory also matches through its context (what it answers,
+ * the day it was said) at half the weight of its own words, and through who said it.
  */
 export const ENGRAM_PROFILE: RecallProfileSpec = {
   name: 'engram',
@@ -38,6 +59,9 @@ export const ENGRAM_PROFILE: RecallProfileSpec = {
   queryTerms: unicodeTokenize,
   bm25: DEFAULT_BM25,
   lexicalPoolSize: (densePool) => densePool,
+  fusion: 'spread',
+  contextWeight: 0.5,
+  resolveWeights: (sources) => resolveLexicalWeights(sources, { defaults: ENGRAM_LEXICAL_WEIGHTS, max: 0.95 }),
 };
 
 export const RECALL_PROFILES: Record<RecallProfile, RecallProfileSpec> = {

@@ -2,23 +2,27 @@ import type { Tokenizer } from '../text/tokenizer.js';
 
 interface Entry {
   updatedAt: string;
-  tokens: string[];
+  value: unknown;
   /** Tick of the last use, for least-recently-used eviction. */
   used: number;
 }
 
-/** The cache seen from one (tokenizer, tenant): lookups by memory id. */
-export interface TokenCacheView {
-  /** The cached tokens of this memory version, without its text; undefined when unknown. */
-  peek(id: string, updatedAt: string): string[] | undefined;
+/** The cache seen from one (tokenizer or profile, tenant): lookups by memory id. */
+export interface TokenCacheView<T = string[]> {
+  /** The cached value of this memory version, without its text; undefined when unknown. */
+  peek(id: string, updatedAt: string): T | undefined;
+  /** The value of this memory version: from the cache, or made by `make` and remembered. */
+  get(id: string, updatedAt: string, make: () => T): T;
   /** Tokens of `text`, from the cache when this memory version was tokenised before. */
   tokens(tokenize: Tokenizer, id: string, updatedAt: string, text: string): string[];
 }
 
 /**
- * Remembers each memory's tokens, per tokenizer and tenant (ids are unique per tenant only) and
- * valid for one `updatedAt`, so a candidate that comes back in query after query is tokenised
- * once. Past `maxEntries`, the least recently used tenth is dropped in one pass.
+ * Remembers what ranking derives from each memory (its tokens, or a profile's whole pool
+ * document), per tokenizer or profile and tenant (ids are unique per tenant only) and valid for
+ * one `updatedAt`, so a candidate that comes back in query after query is tokenised once. Past
+ * `maxEntries`, the least recently used tenth is dropped in one pass. One name holds one kind of
+ * value: callers name their view after what they store.
  */
 export class TokenCache {
   private readonly scopes = new Map<string, Map<string, Entry>>();
@@ -28,35 +32,37 @@ export class TokenCache {
   /** @param maxEntries Cached memories. @default 50000 */
   constructor(private readonly maxEntries = 50_000) {}
 
-  /** Lookups for one tokenizer and tenant. */
-  view(tokenizerName: string, tenant: string): TokenCacheView {
-    const scopeKey = `${tokenizerName}\u0000${tenant}`;
+  /** Lookups for one tokenizer (or profile) and tenant. */
+  view<T = string[]>(name: string, tenant: string): TokenCacheView<T> {
+    const scopeKey = `${name}\u0000${tenant}`;
     const entries = (): Map<string, Entry> => {
       let map = this.scopes.get(scopeKey);
       if (map === undefined) this.scopes.set(scopeKey, (map = new Map()));
       return map;
     };
-    return {
-      peek: (id, updatedAt) => {
-        const hit = this.scopes.get(scopeKey)?.get(id);
-        if (hit === undefined || hit.updatedAt !== updatedAt) return undefined;
-        hit.used = ++this.tick;
-        return hit.tokens;
-      },
-      tokens: (tokenize, id, updatedAt, text) => {
-        const map = entries();
-        const hit = map.get(id);
-        if (hit !== undefined && hit.updatedAt === updatedAt) {
-          hit.used = ++this.tick;
-          return hit.tokens;
-        }
-        const tokens = tokenize(text);
-        if (hit === undefined) this.count++;
-        map.set(id, { updatedAt, tokens, used: ++this.tick });
-        if (this.count > this.maxEntries) this.evict();
-        return tokens;
-      },
+    const peek = (id: string, updatedAt: string): T | undefined => {
+      const hit = this.scopes.get(scopeKey)?.get(id);
+      if (hit === undefined || hit.updatedAt !== updatedAt) return undefined;
+      hit.used = ++this.tick;
+      return hit.value as T;
     };
+    const get = (id: string, updatedAt: string, make: () => T): T => {
+      const map = entries();
+      const hit = map.get(id);
+      if (hit !== undefined && hit.updatedAt === updatedAt) {
+        hit.used = ++this.tick;
+        return hit.value as T;
+      }
+      const value = make();
+      if (hit === undefined) this.count++;
+      map.set(id, { updatedAt, value, used: ++this.tick });
+      if (this.count > this.maxEntries) this.evict();
+      return value;
+    };
+    // `tokens` is `get` for a view that holds token lists (the default `T`).
+    const tokens = (tokenize: Tokenizer, id: string, updatedAt: string, text: string): string[] =>
+      get(id, updatedAt, () => tokenize(text) as T) as string[];
+    return { peek, get, tokens };
   }
 
   /** Cached memories. */

@@ -2,7 +2,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { ChatModel } from '../llm/chat-model.js';
 import type { SearchOptions } from '../model/search-options.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../model/search-result.js';
-import { DEFAULT_LEXICAL_WEIGHTS, type LexicalWeights } from '../recall/lexical-weights.js';
+import type { LexicalWeights } from '../recall/lexical-weights.js';
 import { ENGRAM_PROFILE, type RecallProfileSpec } from '../recall/recall-profile.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { CjkSegmenter } from './channels/cjk-segmenter.js';
@@ -40,7 +40,7 @@ export interface SearcherDeps {
   recordUsage?: ((tenant: string, ids: string[]) => void) | undefined;
   /** The fusion profile (tokenizer, BM25). @default ENGRAM_PROFILE */
   profile?: RecallProfileSpec | undefined;
-  /** @default DEFAULT_LEXICAL_WEIGHTS (0.15 / 0.30) */
+  /** @default the profile's own (`profile.resolveWeights({})`: 0.5 / 0.5 for ENGRAM_PROFILE) */
   weights?: LexicalWeights | undefined;
   segmenter?: CjkSegmenter | undefined;
   /** Monotonic ms. @default performance.now */
@@ -182,7 +182,7 @@ export class Searcher {
       topK: settings.topK,
       limits: settings.limits,
       profile: this.deps.profile ?? ENGRAM_PROFILE,
-      weights: this.deps.weights ?? DEFAULT_LEXICAL_WEIGHTS,
+      weights: this.deps.weights ?? (this.deps.profile ?? ENGRAM_PROFILE).resolveWeights({}),
       reranker: settings.reranker,
       fulltext: planning.fulltext,
       priority: options.priority,

@@ -92,6 +92,15 @@ export const MemorySchema = z
     status: MemoryStatusSchema,
     usage: z.object({ count: z.number(), lastUsedAt: z.string().nullable() }),
     embedding: z.object({ model: z.string(), dim: z.number() }).nullable(),
+    validFrom: z
+      .string()
+      .openapi({ description: 'World time the fact became true (ISO-8601); statedAt ?? createdAt unless formed.' }),
+    validTo: z
+      .string()
+      .nullable()
+      .openapi({ description: 'World time it stopped being true (exclusive); null while it holds.' }),
+    supersededBy: z.string().nullable().openapi({ description: 'The memory that replaced it, or null.' }),
+    version: z.number().int().openapi({ description: '1 when created; each change of content or status adds 1.' }),
   })
   .openapi('Memory');
 

@@ -35,6 +35,11 @@ export interface MemoryColumns<Tags, Json> extends ScopeColumns {
   last_used_at: string | null;
   embed_model: string | null;
   embed_dim: number | null;
+  /** Null only on rows a migration could not read a time from (they read as `statedAt ?? createdAt`). */
+  valid_from: string | null;
+  valid_to: string | null;
+  superseded_by: string | null;
+  version: number;
 }
 
 /** The column names of {@link MemoryColumns}, in one place for every backend's SELECT. */
@@ -62,6 +67,10 @@ export const MEMORY_COLUMN_NAMES = [
   'last_used_at',
   'embed_model',
   'embed_dim',
+  'valid_from',
+  'valid_to',
+  'superseded_by',
+  'version',
 ] as const satisfies ReadonlyArray<keyof MemoryColumns<unknown, unknown>>;
 
 /** A selected memory row before its list and JSON columns are decoded (the dialect decodes them). */
@@ -104,5 +113,9 @@ export function memoryFromColumns(
     usage: { count: row.use_count, lastUsedAt: row.last_used_at },
     embedding:
       row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,
+    validFrom: row.valid_from ?? row.stated_at ?? row.created_at,
+    validTo: row.valid_to,
+    supersededBy: row.superseded_by,
+    version: Number(row.version),
   };
 }

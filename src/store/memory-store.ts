@@ -1,12 +1,45 @@
+import type { FormationStore } from '../model/formation/formation-store.js';
+import type { HistoryCaller, HistoryCause, HistoryEvent } from '../model/formation/history.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 
+/** The validity fields a record may leave out (see {@link MemoryRecord}). */
+type ValidityField = 'validFrom' | 'validTo' | 'supersededBy' | 'version';
+
 /**
  * A memory ready to be written: validated, normalised, with its vector (or null when the
- * memory is stored without one). Produced by the facade, never by callers directly.
+ * memory is stored without one). Produced by the facade, never by callers directly. Its
+ * validity may be left out: `validFrom` is then `statedAt ?? createdAt`, `validTo` and
+ * `supersededBy` null, `version` 1.
  */
-export interface MemoryRecord extends Omit<Memory, 'usage'> {
+export interface MemoryRecord extends Omit<Memory, 'usage' | ValidityField>, Partial<Pick<Memory, ValidityField>> {
   vector: Float32Array | null;
+}
+
+/**
+ * Why and by whom a write is made: recorded in the history event the store appends in the write's
+ * own transaction (one per changed memory).
+ */
+export interface WriteContext {
+  /** @default `{ type: 'system', detail: 'store.<operation>' }` */
+  cause?: HistoryCause | undefined;
+  /** @default `{ kind: 'system', id: null }` */
+  caller?: HistoryCaller | undefined;
+  /** System time of the change. @default the record's `updatedAt` (insert), the patch's (update), now (delete) */
+  at?: string | undefined;
+  /** Episode ids behind the change. @default [] */
+  sourceTurnIds?: string[] | undefined;
+  /**
+   * Insert only: what the insert is, for the memories that have no events in `history`.
+   * @default 'created'
+   */
+  kind?: 'created' | 'restored' | undefined;
+  /**
+   * Insert only: earlier events restored verbatim in the same transaction (an import of an
+   * export), each memory's oldest first; they may name memories that no longer exist. A record
+   * with events here gets no new one: its history is what it was.
+   */
+  history?: HistoryEvent[] | undefined;
 }
 
 /** The part of a memory that lexical ranking reads. */
@@ -74,8 +107,11 @@ export interface MemoryStore {
   readonly kind: string;
   /** Applies pending migrations. Idempotent. */
   migrate(): Promise<void>;
-  /** Inserts all records in one transaction. Fails whole on any duplicate id. */
-  insert(records: MemoryRecord[]): Promise<void>;
+  /**
+   * Inserts all records in one transaction, with a `created` history event each. Fails whole on
+   * any duplicate id.
+   */
+  insert(records: MemoryRecord[], context?: WriteContext): Promise<void>;
   /** Fetches by id within a tenant; missing ids are simply absent. Order follows `ids`. */
   get(tenant: string, ids: string[]): Promise<Memory[]>;
   /**
@@ -87,11 +123,23 @@ export interface MemoryStore {
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**
    * Applies a patch. When `vector` is given (or null), the vector and embedding info are replaced.
-   * Returns the updated memory, or null when the id does not exist in the tenant.
+   * Returns the updated memory, or null when the id does not exist in the tenant. A change of
+   * content or status adds 1 to `version`; a history event (`updated`, `archived`, `restored`,
+   * `deleted` for a status, or `re-embedded` for a vector alone) is written in the same transaction.
+   * A `statedAt` change moves `validFrom` when the memory had no validity of its own.
    */
-  update(tenant: string, id: string, patch: StorePatch, vector?: StoreVector): Promise<Memory | null>;
-  /** Hard-deletes the ids within the tenant. Returns how many rows were removed. */
-  delete(tenant: string, ids: string[]): Promise<number>;
+  update(
+    tenant: string,
+    id: string,
+    patch: StorePatch,
+    vector?: StoreVector,
+    context?: WriteContext,
+  ): Promise<Memory | null>;
+  /**
+   * Hard-deletes the ids within the tenant, with a `deleted` history event each (events outlive
+   * the row). Returns how many rows were removed.
+   */
+  delete(tenant: string, ids: string[], context?: WriteContext): Promise<number>;
   list(filter: MemoryFilter, options?: ListOptions): Promise<Page<Memory>>;
   count(filter: MemoryFilter): Promise<number>;
   stats(filter: MemoryFilter): Promise<ScopeStats>;
@@ -106,5 +154,10 @@ export interface MemoryStore {
    * in the tenant are ignored. Without it, importers replay usage through {@link recordUsage}.
    */
   setUsage?(tenant: string, usage: UsageEntry[]): Promise<void>;
+  /**
+   * Optional. Formation's storage: episodes, the history log, the work queue and the window
+   * transaction, in the same database (the SQL stores have it).
+   */
+  readonly formation?: FormationStore | undefined;
   close(): Promise<void>;
 }

@@ -144,10 +144,29 @@ export function assertRecord(record: MemoryRecord): void {
   assertMemoryFields(record, record.id);
   assertTimestamp(record.createdAt, 'createdAt', record.id, false);
   assertTimestamp(record.updatedAt, 'updatedAt', record.id, false);
+  assertValidity(record);
   if (record.vector !== null && record.vector !== undefined) {
     assertVector(record.vector, record.embedding, record.id);
   } else if (record.embedding !== null && record.embedding !== undefined) {
     throw new EngramError('INVALID_VECTOR', 'embedding info given without a vector', { details: { id: record.id } });
+  }
+}
+
+/**
+ * A record's validity, when it gives one: timestamps, an end not before the start, a successor
+ * id, a positive integer version.
+ */
+function assertValidity(record: MemoryRecord): void {
+  const { id } = record;
+  if (record.validFrom !== undefined) assertTimestamp(record.validFrom, 'validFrom', id, false);
+  if (record.validTo !== undefined) assertTimestamp(record.validTo, 'validTo', id, true);
+  assertOptionalText(record.supersededBy, 'supersededBy', id);
+  if (record.version !== undefined && (!Number.isInteger(record.version) || record.version < 1)) {
+    throw invalid('version must be a positive integer', { id, field: 'version' });
+  }
+  const from = Date.parse(record.validFrom ?? record.statedAt ?? record.createdAt);
+  if (record.validTo !== undefined && record.validTo !== null && Date.parse(record.validTo) < from) {
+    throw invalid(`memory ${id} would end before it starts`, { id, field: 'validTo' });
   }
 }
 
@@ -162,6 +181,12 @@ export function assertFilter(filter: MemoryFilter): void {
     }
   }
   if (filter.key !== undefined && typeof filter.key !== 'string') throw invalid('filter.key must be a string', {});
+  if (
+    filter.validAt !== undefined &&
+    (typeof filter.validAt !== 'string' || Number.isNaN(Date.parse(filter.validAt)))
+  ) {
+    throw invalid('filter.validAt must be an ISO-8601 timestamp', { field: 'validAt' });
+  }
 }
 
 /** Throws EngramError('INVALID_LIMIT') unless `limit` is an integer in [1, max]. */

@@ -1,4 +1,5 @@
 import { EngramError } from '../model/errors.js';
+import type { HistoryEvent } from '../model/formation/history.js';
 import type { Memory } from '../model/memory.js';
 import { MEMORY_STATUSES } from '../model/memory-type.js';
 import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
@@ -6,15 +7,31 @@ import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
 /** Format tag of one exported memory (one JSON object per JSONL line). */
 export const TRANSFER_FORMAT = 'engram.memory/v1';
 
+/** Format tag of one exported history event of a memory that no longer exists. */
+export const HISTORY_TRANSFER_FORMAT = 'engram.history/v1';
+
 /**
- * One memory as exported: every stored field, usage, and the vector as base64 of its
- * little-endian float32 bytes next to the embedding info it belongs to. Plain JSON.
+ * One memory as exported: every stored field (world-time validity included), usage, the vector
+ * as base64 of its little-endian float32 bytes next to the embedding info it belongs to, and its
+ * history. Plain JSON. Exports from before formation lack validity and history: they read with
+ * the defaults (`validFrom` from `statedAt ?? createdAt`) and get a `restored` event.
  */
 export interface TransferRecord extends Memory {
   format: typeof TRANSFER_FORMAT;
   /** base64 of little-endian float32 values, or null when the memory has no vector. */
   vector: string | null;
+  /** The memory's history events, oldest first (absent from stores without a history log). */
+  history?: HistoryEvent[] | undefined;
 }
+
+/** One event of a hard-deleted memory (its history outlives it). */
+export interface HistoryTransferRecord {
+  format: typeof HISTORY_TRANSFER_FORMAT;
+  event: HistoryEvent;
+}
+
+/** A line of an export file. */
+export type TransferLine = TransferRecord | HistoryTransferRecord;
 
 /** Encodes a vector as base64 little-endian float32. */
 export function vectorToBase64(vector: Float32Array): string {
@@ -66,6 +83,11 @@ export async function* exportTenant(
       tenant,
       page.items.filter((m) => m.embedding !== null).map((m) => m.id),
     );
+    const history = await historyByMemory(
+      store,
+      tenant,
+      page.items.map((m) => m.id),
+    );
     for (const memory of page.items) {
       const vector = vectors.get(memory.id);
       yield {
@@ -87,9 +109,48 @@ export async function* exportTenant(
         status: memory.status,
         usage: memory.usage,
         embedding: vector ? memory.embedding : null,
+        validFrom: memory.validFrom,
+        validTo: memory.validTo,
+        supersededBy: memory.supersededBy,
+        version: memory.version,
         vector: vector ? vectorToBase64(vector) : null,
+        ...(history === null ? {} : { history: history.get(memory.id) ?? [] }),
       };
     }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+}
+
+/** The events of these memories by memory id, or null when the store keeps no history. */
+async function historyByMemory(
+  store: MemoryStore,
+  tenant: string,
+  ids: string[],
+): Promise<Map<string, HistoryEvent[]> | null> {
+  if (store.formation === undefined) return null;
+  const out = new Map<string, HistoryEvent[]>();
+  for (const event of await store.formation.history.forMemories(tenant, ids)) {
+    const list = out.get(event.memoryId) ?? [];
+    list.push(event);
+    out.set(event.memoryId, list);
+  }
+  return out;
+}
+
+/**
+ * Streams the history of the tenant's hard-deleted memories (their events outlive them), as
+ * {@link HistoryTransferRecord}s: what `engram export` writes after the memories.
+ */
+export async function* exportDeletedHistory(
+  store: MemoryStore,
+  tenant: string,
+  options: ExportOptions = {},
+): AsyncIterable<HistoryTransferRecord> {
+  if (store.formation === undefined) return;
+  let cursor: string | undefined;
+  do {
+    const page = await store.formation.history.orphans(tenant, { limit: options.pageSize ?? 500, cursor });
+    for (const event of page.items) yield { format: HISTORY_TRANSFER_FORMAT, event };
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
 }
@@ -107,6 +168,8 @@ export interface ImportOptions {
    * masks what it masks); may throw to refuse the batch. @default none
    */
   prepare?: ((records: MemoryRecord[]) => MemoryRecord[] | Promise<MemoryRecord[]>) | undefined;
+  /** Applied to each batch's history events before they are written, like `prepare`. @default none */
+  prepareHistory?: ((events: HistoryEvent[]) => HistoryEvent[] | Promise<HistoryEvent[]>) | undefined;
 }
 
 /** What {@link importRecords} did. */
@@ -144,8 +207,20 @@ function toRecord(input: TransferRecord, tenant: string | undefined): MemoryReco
     updatedAt: input.updatedAt,
     status: input.status,
     embedding: vector === null ? null : embedding,
+    validFrom: input.validFrom ?? undefined,
+    validTo: input.validTo ?? null,
+    supersededBy: input.supersededBy ?? null,
+    version: input.version ?? undefined,
     vector,
   };
+}
+
+/** A line's events, in the tenant they are restored into. */
+function eventsOf(line: TransferLine, tenant: string | undefined): HistoryEvent[] {
+  const events = line.format === HISTORY_TRANSFER_FORMAT ? [line.event] : (line.history ?? []);
+  if (!Array.isArray(events) || events.some((e) => e === null || typeof e !== 'object'))
+    throw new EngramError('INVALID_INPUT', 'history must be a list of events', { details: { format: line.format } });
+  return tenant === undefined ? events : events.map((e) => ({ ...e, tenant }));
 }
 
 /** Restores usage with setUsage, or by replaying recordUsage (exact, slower) when absent. */
@@ -176,23 +251,31 @@ async function restoreUsage(store: MemoryStore, tenant: string, usage: UsageEntr
 }
 
 /**
- * Imports {@link TransferRecord}s (from {@link exportTenant} or a JSONL file) in batches; each
- * batch is one insert (all or nothing), then its usage is restored. Existing ids fail with
- * CONFLICT. Returns how many records were imported.
+ * Imports {@link TransferRecord}s (from {@link exportTenant} or a JSONL file) and the events of
+ * deleted memories ({@link exportDeletedHistory}) in batches; each batch is one insert with its
+ * history (all or nothing), then its usage is restored. A memory that brings its history keeps
+ * it as it was; one without (an export from before formation) is recorded as `restored`.
+ * Existing ids fail with CONFLICT. Returns how many memory records were imported.
  */
 export async function importRecords(
   store: MemoryStore,
-  records: AsyncIterable<TransferRecord> | Iterable<TransferRecord>,
+  records: AsyncIterable<TransferLine> | Iterable<TransferLine>,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 500;
   let imported = 0;
   let batch: TransferRecord[] = [];
+  let history: HistoryEvent[] = [];
   const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
+    if (batch.length === 0 && history.length === 0) return;
     const parsed = batch.map((r) => toRecord(r, options.tenant));
     const rows = options.prepare ? await options.prepare(parsed) : parsed;
-    await store.insert(rows);
+    const events = options.prepareHistory && history.length > 0 ? await options.prepareHistory(history) : history;
+    await store.insert(rows, {
+      cause: { type: 'import', source: TRANSFER_FORMAT },
+      kind: 'restored',
+      history: store.formation === undefined ? undefined : events,
+    });
     const byTenant = new Map<string, UsageEntry[]>();
     batch.forEach((r, i) => {
       const t = (rows[i] as MemoryRecord).scope.tenant;
@@ -203,11 +286,15 @@ export async function importRecords(
     for (const [t, usage] of byTenant) await restoreUsage(store, t, usage);
     imported += batch.length;
     batch = [];
+    history = [];
     options.onProgress?.(imported);
   };
-  for await (const record of records) {
-    batch.push(record);
-    if (batch.length >= batchSize) await flush();
+  for await (const line of records) {
+    if (line === null || typeof line !== 'object')
+      throw new EngramError('INVALID_INPUT', `not an ${TRANSFER_FORMAT} record`);
+    history.push(...eventsOf(line, options.tenant));
+    if (line.format !== HISTORY_TRANSFER_FORMAT) batch.push(line);
+    if (batch.length >= batchSize || history.length >= 16 * batchSize) await flush();
   }
   await flush();
   return { imported };

@@ -1,4 +1,3 @@
-
 /** BM25 constants of the reference recall. */
 export interface Bm25Params {
   /** Term-frequency saturation. @default 1.2 */
@@ -17,46 +16,82 @@ export interface Bm25Scores {
 }
 
 /**
+ * A second, lighter field per document (e.g. the turn a reply answers, the day it was said):
+ * its tokens count `weight` times as much as the document's own, in term frequency and in length
+ * (BM25F), so a word found only in the context ranks below the same word in the document.
+ */
+export interface Bm25Context {
+  /** Context tokens per document, in the order of the documents (missing = none). */
+  tokens: ReadonlyArray<readonly string[] | undefined>;
+  /** @default 0.5 in Engram's profile */
+  weight: number;
+}
+
+/** Counts per (document, distinct query token) in one flat array, with weighted lengths. */
+function countTerms(
+  position: ReadonlyMap<string, number>,
+  documents: readonly (readonly string[])[],
+  context: Bm25Context | undefined,
+): { tf: Float64Array; df: Float64Array; lengths: Float64Array; totalLength: number } {
+  const n = documents.length;
+  const q = position.size;
+  const tf = new Float64Array(n * q);
+  const df = new Float64Array(q);
+  const lengths = new Float64Array(n);
+  let totalLength = 0;
+  const add = (i: number, tokens: readonly string[], weight: number): void => {
+    for (const token of tokens) {
+      const p = position.get(token);
+      if (p === undefined) continue;
+      const cell = i * q + p;
+      if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
+      tf[cell] = (tf[cell] as number) + weight;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const doc = documents[i] as readonly string[];
+    add(i, doc, 1);
+    let length = doc.length;
+    const ctx = context?.tokens[i];
+    if (context !== undefined && ctx !== undefined && ctx.length > 0) {
+      add(i, ctx, context.weight);
+      length += context.weight * ctx.length;
+    }
+    lengths[i] = length;
+    totalLength += length;
+  }
+  return { tf, df, lengths, totalLength };
+}
+
+/**
  * BM25 of each document against the query tokens, with statistics taken over `documents` only
  * (the candidate pool). idf = ln(1 + (N − df + 0.5) / (df + 0.5)). Query tokens count with their
- * multiplicity, as in the reference.
+ * multiplicity, as in the reference. With a `context`, each document also matches through its
+ * context field at the context's weight (without one the scores are the reference's exactly).
  */
 export function bm25Scores(
   queryTokens: readonly string[],
   documents: readonly (readonly string[])[],
   params: Bm25Params = DEFAULT_BM25,
+  context?: Bm25Context,
 ): Bm25Scores {
   const n = documents.length;
   const raw = new Float64Array(n);
   const normalized = new Float64Array(n);
   if (n === 0 || queryTokens.length === 0) return { raw, normalized };
 
-  // Counts per (document, distinct query token) in one flat array: a pool is scanned once and
-  // only the query's few tokens are ever counted.
+  // Only the query's few distinct tokens are ever counted: a pool is scanned once.
   const position = new Map<string, number>();
   for (const token of queryTokens) if (!position.has(token)) position.set(token, position.size);
   const q = position.size;
-  const tf = new Float64Array(n * q);
-  const df = new Float64Array(q);
-  let totalLength = 0;
-  for (let i = 0; i < n; i++) {
-    const doc = documents[i] as readonly string[];
-    totalLength += doc.length;
-    for (const token of doc) {
-      const p = position.get(token);
-      if (p === undefined) continue;
-      const cell = i * q + p;
-      if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
-      tf[cell] = (tf[cell] as number) + 1;
-    }
-  }
+  const { tf, df, lengths, totalLength } = countTerms(position, documents, context);
   const avgLength = totalLength / n || 1;
   const { k1, b } = params;
   const idf = Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
   const queryPositions = queryTokens.map((token) => position.get(token) as number);
   let max = 0;
   for (let i = 0; i < n; i++) {
-    const lengthNorm = k1 * (1 - b + (b * (documents[i] as readonly string[]).length) / avgLength);
+    const lengthNorm = k1 * (1 - b + (b * (lengths[i] as number)) / avgLength);
     let score = 0;
     for (const p of queryPositions) {
       const f = tf[i * q + p] as number;

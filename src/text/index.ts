@@ -1,3 +1,4 @@
 export * from './bm25.js';
+export * from './date-words.js';
 export * from './stopwords.js';
 export * from './tokenizer.js';

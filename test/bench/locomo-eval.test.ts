@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
 
-import { evalQuestions, ScoreBoard, scoreCut, sessionOf } from '../../bench/lib/locomo-eval.js';
+import { locomoCases, sessionOf, sessionRecall } from '../../bench/lib/locomo-eval.js';
+import { cutScores, summarize } from '../../src/eval/eval-metrics.js';
+import type { RankedMemory } from '../../src/eval/eval-ranker.js';
 import { exactTopK } from '../../bench/lib/exact-scan.js';
 import { buildCorpus, normalize } from '../../bench/lib/synthetic-corpus.js';
+import { questionsBySample } from '../../bench/lib/locomo-questions.js';
 import { parseLocomo } from '../../src/import/locomo.js';
 
-describe('scoreCut', () => {
+const memories = (ids: string[]): RankedMemory[] => ids.map((id) => ({ id: `m-${id}`, key: id, text: id, score: 0 }));
+
+describe('cut scores and session recall', () => {
   it('computes turn recall, hit and session recall at k', () => {
-    const ranked = ['D1:1', 'D2:5', 'D3:1', 'D1:2'];
-    expect(scoreCut(ranked, ['D1:2', 'D3:1'], 3)).toEqual({ recall: 0.5, hit: 1, sessionRecall: 1 });
-    expect(scoreCut(ranked, ['D1:2', 'D3:1'], 1)).toEqual({ recall: 0, hit: 0, sessionRecall: 0.5 });
-    expect(scoreCut(ranked, ['D9:9'], 4)).toEqual({ recall: 0, hit: 0, sessionRecall: 0 });
+    const ranked = memories(['D1:1', 'D2:5', 'D3:1', 'D1:2']);
+    const at = (gold: string[], k: number) => ({
+      ...cutScores(gold, ranked, k),
+      sessionRecall: sessionRecall(gold, ranked.slice(0, k)),
+    });
+    expect(at(['D1:2', 'D3:1'], 3)).toEqual({ recall: 0.5, hit: 1, sessionRecall: 1 });
+    expect(at(['D1:2', 'D3:1'], 1)).toEqual({ recall: 0, hit: 0, sessionRecall: 0.5 });
+    expect(at(['D9:9'], 4)).toEqual({ recall: 0, hit: 0, sessionRecall: 0 });
   });
   it('reads the session of a dia_id', () => {
     expect(sessionOf('D12:3')).toBe(12);
@@ -18,20 +27,31 @@ describe('scoreCut', () => {
   });
 });
 
-describe('ScoreBoard', () => {
-  it('averages per category and overall', () => {
-    const board = new ScoreBoard([5]);
-    board.add(1, 5, { recall: 1, hit: 1, sessionRecall: 1 });
-    board.add(2, 5, { recall: 0, hit: 0, sessionRecall: 0.5 });
-    expect(board.get(1, 5)).toEqual({ n: 1, recall: 1, hit: 1, sessionRecall: 1 });
-    expect(board.get('all', 5)).toEqual({ n: 2, recall: 0.5, hit: 0.5, sessionRecall: 0.75 });
-    expect(board.get(3, 5).n).toBe(0);
+describe('summarize', () => {
+  it('averages over cases (and per category when given only those)', () => {
+    const one = { recall: { 5: 1 }, hit: { 5: 1 }, reciprocalRank: 1, extra: { sessionRecall: { 5: 1 } } };
+    const two = { recall: { 5: 0 }, hit: { 5: 0 }, reciprocalRank: 0, extra: { sessionRecall: { 5: 0.5 } } };
+    expect(summarize([one], [5], ['sessionRecall'])).toEqual({
+      n: 1,
+      recall: { 5: 1 },
+      hit: { 5: 1 },
+      mrr: 1,
+      extra: { sessionRecall: { 5: 1 } },
+    });
+    expect(summarize([one, two], [5], ['sessionRecall'])).toEqual({
+      n: 2,
+      recall: { 5: 0.5 },
+      hit: { 5: 0.5 },
+      mrr: 0.5,
+      extra: { sessionRecall: { 5: 0.75 } },
+    });
+    expect(summarize([], [5], []).n).toBe(0);
   });
 });
 
-describe('evalQuestions', () => {
+describe('locomoCases', () => {
   it('keeps categories 1–4 whose evidence names a real turn', () => {
-    const [conv] = parseLocomo([
+    const data = [
       {
         sample_id: 's',
         conversation: {
@@ -49,9 +69,11 @@ describe('evalQuestions', () => {
           { question: 'q4', answer: 'a', evidence: [], category: 2 },
         ],
       },
-    ]);
-    const qs = evalQuestions(conv!);
-    expect(qs.map((q) => [q.question, q.gold])).toEqual([['q1', ['D1:1']]]);
+    ];
+    const [conv] = parseLocomo(data);
+    const qs = locomoCases({ ...conv!, questions: questionsBySample(data).get('s') ?? [] });
+    expect(qs.map((q) => [q.query, q.expected])).toEqual([['q1', ['D1:1']]]);
+    expect(qs[0]).toMatchObject({ id: 's#0', scope: { user: 's' }, category: 'multi-hop' });
   });
 });
 

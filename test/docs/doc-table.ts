@@ -102,6 +102,7 @@ export const SHELL_LINES: Record<string, LineHandling> = {
       output: /\S/,
       requests: ['POST /v1/chat/completions', 'POST /rerank', 'GET /search'],
     },
+  'npx engram eval cases.jsonl --user alice --vs profile=seed': { run: true, output: /^MRR\s+\d/m },
   'npx engram stats --user alice': { run: true, output: /^total: 27$/m },
   'npx engram reembed --user alice --embedder openai:text-embedding-3-small': {
     run: true,

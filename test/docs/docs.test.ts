@@ -64,10 +64,11 @@ function applied(text: string, replace: Replacements = []): string {
   return replace.reduce((out, [from, to]) => out.split(from).join(to === PG_URL ? pg.url : to), text);
 }
 
-/** A fresh folder with what the docs' commands read: memories.jsonl and a tiny LoCoMo-format file. */
+/** A fresh folder with what the docs' commands read: memories.jsonl, cases.jsonl and a tiny LoCoMo-format file. */
 function freshFolder(name: string): string {
   const folder = mkdtempSync(join(work, `${name}-`));
   copyFileSync(join(REPO, 'examples', 'sample-memories.jsonl'), join(folder, 'memories.jsonl'));
+  copyFileSync(join(REPO, 'examples', 'eval-cases.jsonl'), join(folder, 'cases.jsonl'));
   const turns = [
     { speaker: 'Ana', dia_id: 'D1:1', text: 'I adopted a puppy named Biscuit!' },
     { speaker: 'Ben', dia_id: 'D1:2', text: 'Congrats, what breed is he?' },

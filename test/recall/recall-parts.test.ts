@@ -35,6 +35,14 @@ describe('lexical weights', () => {
     });
     expect(resolveLexicalWeights({ env: { ENGRAM_RECALL_LEX_WEIGHT: 'abc' } }).base).toBe(0.15);
   });
+  it('takes a profile’s own defaults and ceiling', () => {
+    const engram = { defaults: { base: 0.5, short: 0.5 }, max: 0.95 };
+    expect(resolveLexicalWeights({}, engram)).toEqual({ base: 0.5, short: 0.5 });
+    expect(resolveLexicalWeights({ env: { ENGRAM_RECALL_LEX_WEIGHT: '0.9' } }, engram).base).toBe(0.9);
+    expect(resolveLexicalWeights({ option: { base: 2 } }, engram).base).toBe(0.95);
+    expect(resolveLexicalWeights({ option: { short: 0 } }, engram).short).toBe(0.05);
+  });
+
   it('prefers option over config over environment', () => {
     const env = { ENGRAM_RECALL_LEX_WEIGHT: '0.2', ENGRAM_RECALL_LEX_WEIGHT_SHORT: '0.2' };
     expect(resolveLexicalWeights({ env, config: { base: 0.25 } })).toEqual({ base: 0.25, short: 0.2 });

@@ -3,14 +3,19 @@ import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
 import { runRecall, type RecallRequest } from '../../src/recall/recall-pipeline.js';
 import { ENGRAM_PROFILE, SEED_PROFILE } from '../../src/recall/recall-profile.js';
 import { TokenCache } from '../../src/recall/token-cache.js';
+import type { Memory } from '../../src/model/memory.js';
 import type { MemoryStore, MemoryText } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { randomVector, seededRandom, withVector } from '../store/fixtures/records.js';
 
 const WORDS = ['walrus', 'otter', 'heron', 'badger', 'lynx', 'marten', 'stoat', 'vole'];
 
-/** A real SQLite store whose getTexts calls are recorded (what the pipeline asked for). */
-async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][] }> {
+/**
+ * A real SQLite store whose reads are recorded (what the pipeline asked for): ids read through
+ * getTexts (what the reference profile ranks by) and through get (whole rows: what a profile that
+ * reads context ranks by, and the hits returned).
+ */
+async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][]; rows: string[][] }> {
   const sqlite = createSqliteStore({ path: ':memory:' });
   const random = seededRandom(11);
   await sqlite.insert(
@@ -23,12 +28,17 @@ async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][]
     ),
   );
   const asked: string[][] = [];
+  const rows: string[][] = [];
   const store: MemoryStore = Object.create(sqlite) as MemoryStore;
   store.getTexts = (tenant: string, ids: string[]): Promise<MemoryText[]> => {
     asked.push([...ids]);
     return sqlite.getTexts(tenant, ids);
   };
-  return { store, asked };
+  store.get = (tenant: string, ids: string[]): Promise<Memory[]> => {
+    rows.push([...ids]);
+    return sqlite.get(tenant, ids);
+  };
+  return { store, asked, rows };
 }
 
 function request(profile = ENGRAM_PROFILE): RecallRequest {
@@ -51,34 +61,42 @@ describe('runRecall with a token cache', () => {
   it.each([
     ['engram', ENGRAM_PROFILE],
     ['seed', SEED_PROFILE],
-  ])(
-    'reads candidates’ texts once, then ranks from cached tokens with the same result (%s)',
-    async (_name, profile) => {
-      const { store, asked } = await storeWithTexts();
-      const tokenCache = new TokenCache();
-      const uncached = await runRecall({ store }, request(profile));
-      asked.length = 0;
-      const first = await runRecall({ store, tokenCache }, request(profile));
-      const firstAsked = asked.flat().length;
-      expect(firstAsked).toBe(first.poolSize);
-      asked.length = 0;
-      const second = await runRecall({ store, tokenCache }, request(profile));
-      expect(asked.flat()).toEqual([]);
-      expect(summary(second)).toEqual(summary(first));
-      expect(summary(first)).toEqual(summary(uncached));
-      expect(first.hits.length).toBe(5);
-    },
-  );
+  ])('reads candidates’ texts once, then ranks from cached tokens with the same result (%s)', async (name, profile) => {
+    const { store, asked, rows } = await storeWithTexts();
+    const tokenCache = new TokenCache();
+    const uncached = await runRecall({ store }, request(profile));
+    asked.length = 0;
+    rows.length = 0;
+    const first = await runRecall({ store, tokenCache }, request(profile));
+    const hitIds = first.hits.map((h) => h.memory.id).sort();
+    // Each candidate is read once: its text (reference), or its whole row (context), hits included.
+    const readForRanking = name === 'seed' ? asked.flat() : rows.flat();
+    expect(readForRanking.length).toBe(first.poolSize);
+    expect(new Set(readForRanking).size).toBe(first.poolSize);
+    expect(name === 'seed' ? rows.flat().sort() : asked.flat()).toEqual(name === 'seed' ? hitIds : []);
+    asked.length = 0;
+    rows.length = 0;
+    const second = await runRecall({ store, tokenCache }, request(profile));
+    // Cached: nothing is read to rank; only the hits themselves are fetched.
+    expect(asked.flat()).toEqual([]);
+    expect(rows.flat().sort()).toEqual(hitIds);
+    expect(summary(second)).toEqual(summary(first));
+    expect(summary(first)).toEqual(summary(uncached));
+    expect(first.hits.length).toBe(5);
+  });
 
   it('re-reads a candidate whose text changed, and ranks by the new text', async () => {
-    const { store, asked } = await storeWithTexts();
+    const { store, rows } = await storeWithTexts();
     const tokenCache = new TokenCache();
     const before = await runRecall({ store, tokenCache }, request());
     const target = before.hits[before.hits.length - 1]!.memory.id;
     await store.update('t', target, { text: 'walrus otter walrus otter', updatedAt: '2027-01-01T00:00:00.000Z' });
-    asked.length = 0;
+    rows.length = 0;
     const after = await runRecall({ store, tokenCache }, request());
-    expect(asked.flat()).toEqual([target]);
+    // The changed row is read (once) to rank; the other hits are only fetched to be returned.
+    const [ranking, ...rest] = rows;
+    expect(ranking).toEqual([target]);
+    expect(rest.flat().every((id) => after.hits.some((h) => h.memory.id === id) && id !== target)).toBe(true);
     const bm25Of = (r: typeof before): number | undefined =>
       r.hits.find((h) => h.memory.id === target)?.explanation.bm25Raw;
     expect(bm25Of(after)).toBeGreaterThan(bm25Of(before) as number);

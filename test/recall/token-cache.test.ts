@@ -60,4 +60,17 @@ describe('TokenCache', () => {
     view.tokens(tokenize, 'm10', 'u', 'm10');
     expect(calls()).toBe(0);
   });
+
+  it('keeps any value a view is named for, made once per memory version', () => {
+    const cache = new TokenCache(10);
+    const view = cache.view<{ tokens: string[] }>('profile', 'x');
+    let made = 0;
+    const make = () => ({ tokens: [`v${++made}`] });
+    expect(view.get('a', '2026-01-01', make)).toEqual({ tokens: ['v1'] });
+    expect(view.get('a', '2026-01-01', make)).toEqual({ tokens: ['v1'] });
+    expect(view.peek('a', '2026-01-01')).toEqual({ tokens: ['v1'] });
+    expect(view.get('a', '2026-02-01', make)).toEqual({ tokens: ['v2'] });
+    expect(made).toBe(2);
+    expect(cache.size).toBe(1);
+  });
 });

@@ -29,6 +29,10 @@ function stored(overrides: Partial<Memory> = {}): Memory {
     status: 'activated',
     usage: { count: 0, lastUsedAt: null },
     embedding: null,
+    validFrom: '2024-01-01T00:00:00.000Z',
+    validTo: null,
+    supersededBy: null,
+    version: 1,
     ...overrides,
   };
 }

@@ -14,6 +14,15 @@ import { DEFAULT_STATUSES, LIST_ORDERS, MAX_STORE_LIMIT, type MemoryFilter } fro
 import { MEMORY_STATUSES } from '../../src/model/memory-type.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
+import type { ChildStoreSpec } from './fixtures/child-store-spec.js';
+import type { CaseContext } from './formation-cases/case-context.js';
+import { episodeCases } from './formation-cases/episode-cases.js';
+import { historyCases } from './formation-cases/history-cases.js';
+import { processCases } from './formation-cases/process-cases.js';
+import { queueCases } from './formation-cases/queue-cases.js';
+import { transferCases } from './formation-cases/transfer-cases.js';
+import { validityCases } from './formation-cases/validity-cases.js';
+import { windowCases } from './formation-cases/window-cases.js';
 
 export interface StoreHandle {
   store: MemoryStore;
@@ -29,6 +38,11 @@ export interface ConformanceOptions {
    * skipped, saying so, when a backend gives none.
    */
   corruptVector?: ((store: MemoryStore, tenant: string, id: string) => Promise<void>) | undefined;
+  /**
+   * How another process opens the database of this store (the SIGKILL and two-process cases).
+   * Those cases are skipped, saying so, when a backend's database is private to this process.
+   */
+  childSpec?: ((store: MemoryStore) => ChildStoreSpec) | undefined;
 }
 
 /** Every test name of the suite, for backends that want to check their skip list. */
@@ -40,10 +54,17 @@ function tenant(label = 't'): string {
   return `${label}-${process.pid}-${Date.now().toString(36)}-${tenantCounter}`;
 }
 
-/** What a record should look like when read back (no vector, usage zero). */
+/** What a record should look like when read back (no vector, usage zero, the validity it was written with or its defaults). */
 function expected(record: MemoryRecord): Memory {
   const { vector: _vector, ...rest } = record;
-  return { ...rest, usage: { count: 0, lastUsedAt: null } };
+  return {
+    ...rest,
+    usage: { count: 0, lastUsedAt: null },
+    validFrom: new Date(record.validFrom ?? record.statedAt ?? record.createdAt).toISOString(),
+    validTo: record.validTo ?? null,
+    supersededBy: record.supersededBy ?? null,
+    version: record.version ?? 1,
+  };
 }
 
 /** The lexical tests run twice: over every row, and over the rows of one embedding space. */
@@ -1683,5 +1704,22 @@ export function runStoreConformance(
       await expectCode(store.recordUsage(T, ['x'], at(1)), 'STORE_CLOSED');
       await expectCode(store.migrate(), 'STORE_CLOSED');
     });
+
+    // ---------------------------------------------------------------- formation storage
+
+    const childSpec = options.childSpec;
+    const cases: CaseContext = {
+      test,
+      store: () => store,
+      tenant,
+      childSpec: childSpec === undefined ? undefined : () => childSpec(store),
+    };
+    validityCases(cases);
+    historyCases(cases);
+    episodeCases(cases);
+    queueCases(cases);
+    windowCases(cases);
+    transferCases(cases);
+    processCases(cases);
   });
 }

@@ -60,7 +60,10 @@ runStoreConformance(
     const store = await createPostgresStore({ connectionString: cluster.url, maxConnections: 4, vector: 'app' });
     return { store, cleanup: () => store.close() };
   },
-  { corruptVector: corruptVectorIn('public') },
+  {
+    corruptVector: corruptVectorIn('public'),
+    childSpec: () => ({ kind: 'postgres' as const, url: cluster.url, schema: 'public', vector: 'app' as const }),
+  },
 );
 
 // exactSearchMaxRows 5: every test with more than 5 candidate rows goes through the HNSW index.
@@ -77,7 +80,15 @@ if (pgvectorInstalled()) {
       });
       return { store, cleanup: () => store.close() };
     },
-    { corruptVector: corruptVectorIn('pgvector_conformance') },
+    {
+      corruptVector: corruptVectorIn('pgvector_conformance'),
+      childSpec: () => ({
+        kind: 'postgres' as const,
+        url: cluster.url,
+        schema: 'pgvector_conformance',
+        vector: 'pgvector' as const,
+      }),
+    },
   );
 } else {
   describe.skip('MemoryStore conformance: postgres (real server, pgvector) [pgvector is not installed: bash ../shared/pg-extensions/build.sh]', () => {

@@ -47,7 +47,11 @@ runStoreConformance(
       },
     };
   },
-  sqliteConformance,
+  {
+    ...sqliteConformance,
+    // Another process opens the same file (the SIGKILL and two-process cases).
+    childSpec: (store: MemoryStore) => ({ kind: 'sqlite' as const, path: (store as SqliteStore).database.name }),
+  },
 );
 
 runStoreConformance(

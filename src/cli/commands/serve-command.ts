@@ -55,7 +55,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const dataDir = resolve(flags.dataDir);
       const demoKey = flags.demo ? await prepareDemo(options, dataDir) : null;
       // --store names another backend (e.g. PostgreSQL); otherwise the server opens SQLite in the data dir.
-      const engram = options.store ? await openEngram(options, dataDir) : undefined;
+      const engram = options.store ? await openEngram(options, {}, dataDir) : undefined;
       const server = await startServer({
         dataDir,
         port: flags.port,

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { EngramError } from '../../model/errors.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import { openStore } from '../../store/open-store.js';
-import { exportTenant, importRecords, type TransferRecord } from '../../store/transfer.js';
+import { exportDeletedHistory, exportTenant, importRecords, type TransferLine } from '../../store/transfer.js';
 import { restoreSafety } from '../restore-safety.js';
 import { DEFAULT_DATA_DIR, type GlobalOptions } from '../cli-context.js';
 import { parseNumber } from '../parse-option.js';
@@ -21,14 +21,14 @@ async function withStore<T>(options: GlobalOptions, fn: (store: MemoryStore) => 
   }
 }
 
-async function* readTransferFile(file: string): AsyncIterable<TransferRecord> {
+async function* readTransferFile(file: string): AsyncIterable<TransferLine> {
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n += 1;
     if (line.trim() === '') continue;
     try {
-      yield JSON.parse(line) as TransferRecord;
+      yield JSON.parse(line) as TransferLine;
     } catch (error) {
       throw new EngramError('INVALID_INPUT', `${file}: line ${n} is not JSON`, { cause: error, details: { line: n } });
     }
@@ -49,7 +49,7 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
     });
   program
     .command('export')
-    .description('write every memory of --tenant (all users, statuses, vectors and usage) as JSONL')
+    .description('write every memory of --tenant (all users, statuses, vectors, usage and history) as JSONL')
     .option('--out <file>', 'output file (default: standard output)')
     .action(async (flags: { out?: string }) => {
       const options = globals();
@@ -59,6 +59,10 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
         for await (const record of exportTenant(store, options.tenant)) {
           if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
           count += 1;
+        }
+        // The history of deleted memories outlives them, so the export carries it too.
+        for await (const line of exportDeletedHistory(store, options.tenant)) {
+          if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, 'drain');
         }
       });
       if (flags.out) {

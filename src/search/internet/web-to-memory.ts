@@ -42,5 +42,9 @@ export function webResultToMemory(result: WebResult, scope: Scope, now: string):
     status: 'activated',
     usage: { count: 0, lastUsedAt: null },
     embedding: null,
+    validFrom: isoOrNull(result.date) ?? now,
+    validTo: null,
+    supersededBy: null,
+    version: 1,
   };
 }

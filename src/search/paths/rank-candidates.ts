@@ -1,5 +1,6 @@
 import type { Memory } from '../../model/memory.js';
-import { fuseLinear } from '../../recall/linear-fusion.js';
+import { poolDocumentOf } from '../../recall/pool-document.js';
+import { scorePool } from '../../recall/rank-pool.js';
 import { topK } from '../../vector/top-k.js';
 import { applyBoost } from '../rank/boost.js';
 import type { PathInputs } from './path-inputs.js';
@@ -13,7 +14,7 @@ export interface FoundMemory {
 }
 
 /**
- * Ranks a path's candidates the way the core recall does — `fuseLinear` (pool BM25 fused with
+ * Ranks a path's candidates the way the core recall does — `scorePool`, the profile's fusion (with
  * the best cosine over the query vectors) — then over-fetches `2·topK` by fused score, hands them
  * to the reranker for its `topK`, and applies boosts.
  */
@@ -54,10 +55,10 @@ function fusedPool(
   k: number,
 ): SearchCandidate[] {
   const tokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
-  const fusion = fuseLinear(
+  const fusion = scorePool(
     tokens,
-    found.map((f) => ({ text: f.memory.text, cosine: f.cosine })),
-    { weights: inputs.weights, tokenize: inputs.profile.tokenize, bm25: inputs.profile.bm25 },
+    found.map((f) => ({ ...poolDocumentOf(f.memory, inputs.profile), cosine: f.cosine })),
+    { weights: inputs.weights, profile: inputs.profile },
   );
   const all: SearchCandidate[] = found.map((f, i) => ({
     memory: f.memory,

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../model/json.js';
 import type { MemorySource } from '../../model/memory.js';
 import { memoryFromColumns } from '../memory-from-columns.js';
+import { andThen, type Maybe } from '../sql/maybe-async.js';
 import { SqlParams, type ColumnKind, type SqlDialect } from '../sql/sql-dialect.js';
 import { toEngramError } from './pg-errors.js';
 import type { PgNames } from './pg-names.js';
@@ -14,6 +15,9 @@ export const PG_ARRAY_TYPES: Record<ColumnKind, string> = {
   bytes: 'bytea[]',
 };
 
+/** Rows per multi-row INSERT statement. */
+const INSERT_CHUNK = 1000;
+
 /**
  * PostgreSQL's spelling of the engine's SQL (also PGlite's, and that of servers speaking the
  * protocol): `$n` placeholders, lists bound as one text[] (`= ANY(…)`), tags as text[] (all-of
@@ -23,6 +27,10 @@ export const PG_ARRAY_TYPES: Record<ColumnKind, string> = {
 export function createPgDialect(names: PgNames): SqlDialect {
   return {
     table: names.memories,
+    historyTable: names.history,
+    jobsTable: names.jobs,
+    forUpdate: ' FOR UPDATE',
+    skipLocked: ' FOR UPDATE SKIP LOCKED',
     countAll: 'count(*)::int',
     params: () => new SqlParams((n) => `$${n}`),
     anyOf: (column, values, params) => `${column} = ANY(${params.add([...values])}::text[])`,
@@ -35,6 +43,34 @@ export function createPgDialect(names: PgNames): SqlDialect {
     valueSql(kind, reference) {
       if (kind === 'tags') return `ARRAY(SELECT jsonb_array_elements_text(${reference}::jsonb))`;
       return kind === 'json' ? `${reference}::jsonb` : reference;
+    },
+    json: (raw) => raw,
+    lockKeys(sql, keys) {
+      if (keys.length === 0) return undefined;
+      // One statement, locks taken in the order of their 64-bit hashes: the same order in every
+      // transaction, so two appends never deadlock on each other's keys.
+      return andThen(
+        sql.all(
+          `SELECT count(pg_advisory_xact_lock(h)) AS n FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest($1::text[]) AS k ORDER BY h) AS s`,
+          [[...keys]],
+        ),
+        () => undefined,
+      );
+    },
+    insertMany(sql, table, columns, rows) {
+      if (rows.length === 0) return undefined;
+      const names = columns.map((c) => c.name);
+      const statement = `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.map((n, i) => (columns[i]?.kind === 'tags' ? `ARRAY(SELECT jsonb_array_elements_text(u.${n}))` : `u.${n}`)).join(', ')}
+        FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPES[c.kind]}`).join(', ')}) AS u(${names.join(', ')})`;
+      const chunks: Array<unknown[][]> = [];
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+        const chunk = rows.slice(start, start + INSERT_CHUNK);
+        chunks.push(columns.map((_, i) => chunk.map((row) => row[i])));
+      }
+      return chunks.reduce<Maybe<unknown>>(
+        (previous, params) => andThen(previous, () => sql.run(statement, params)),
+        undefined,
+      ) as Maybe<void>;
     },
     toMemory(row) {
       return memoryFromColumns(row, {

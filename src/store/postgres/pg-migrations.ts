@@ -73,6 +73,75 @@ CREATE INDEX ${n.prefix}_fts ON ${n.memories} USING gin (fts);
     // The searcher's working-memory path lists one type's newest rows of a scope.
     sql: (n) => `CREATE INDEX ${n.prefix}_type_updated ON ${n.memories} (tenant, type, updated_at, id);`,
   },
+  {
+    version: 3,
+    name: 'formation',
+    // World-time validity and the episode columns on memories, the history log and the work
+    // queue. Every key and unique index leads with tenant (distribution by tenant); ids are
+    // generated, never drawn from a sequence. Rows from before read valid_from as
+    // statedAt ?? createdAt; the backfill copies only canonical ISO times (an immutable test,
+    // which a distributed UPDATE allows), the others keep reading through the same fallback.
+    sql: (n) => `
+ALTER TABLE ${n.memories}
+  ADD COLUMN valid_from text COLLATE "C",
+  ADD COLUMN valid_to text COLLATE "C",
+  ADD COLUMN superseded_by text COLLATE "C",
+  ADD COLUMN version integer NOT NULL DEFAULT 1,
+  ADD COLUMN scope_key text COLLATE "C",
+  ADD COLUMN text_key text COLLATE "C",
+  ADD COLUMN mergeable integer,
+  ADD COLUMN seen_count integer,
+  ADD COLUMN episode jsonb;
+UPDATE ${n.memories} SET valid_from = COALESCE(stated_at, created_at)
+  WHERE COALESCE(stated_at, created_at) ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$';
+CREATE UNIQUE INDEX ${n.prefix}_episode_text ON ${n.memories} (tenant, scope_key, text_key) WHERE mergeable = 1;
+CREATE TABLE ${n.history} (
+  tenant text COLLATE "C" NOT NULL,
+  memory_id text COLLATE "C" NOT NULL,
+  n integer NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  kind text NOT NULL,
+  at text COLLATE "C" NOT NULL,
+  before jsonb,
+  after jsonb,
+  cause jsonb NOT NULL,
+  caller jsonb NOT NULL,
+  source_turn_ids jsonb NOT NULL DEFAULT '[]',
+  job_id text COLLATE "C",
+  ord integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (tenant, memory_id, n),
+  UNIQUE (tenant, id)
+);
+CREATE INDEX ${n.prefix}_history_job ON ${n.history} (tenant, job_id, ord) WHERE job_id IS NOT NULL;
+CREATE TABLE ${n.jobs} (
+  tenant text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  idempotency_key text COLLATE "C" NOT NULL,
+  scope jsonb NOT NULL,
+  extractor_name text NOT NULL,
+  extractor_version text NOT NULL,
+  episode_ids jsonb NOT NULL,
+  session_id text,
+  tz_offset_minutes integer NOT NULL DEFAULT 0,
+  state text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  max_attempts integer NOT NULL,
+  next_run_at text COLLATE "C" NOT NULL,
+  lease_owner text COLLATE "C",
+  lease_until text COLLATE "C",
+  last_error jsonb,
+  result jsonb,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL,
+  finished_at text COLLATE "C",
+  PRIMARY KEY (tenant, id),
+  UNIQUE (tenant, idempotency_key)
+);
+CREATE INDEX ${n.prefix}_jobs_due ON ${n.jobs} (state, next_run_at);
+CREATE INDEX ${n.prefix}_jobs_tenant_due ON ${n.jobs} (tenant, state, next_run_at);
+CREATE INDEX ${n.prefix}_jobs_created ON ${n.jobs} (tenant, created_at, id);
+`,
+  },
 ];
 
 async function tryExtension(client: pg.PoolClient, name: string): Promise<boolean> {

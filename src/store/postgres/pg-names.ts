@@ -7,6 +7,10 @@ export function quoteIdent(name: string): string {
 export interface PgNames {
   schema: string;
   memories: string;
+  /** One row per change to a memory (formation's history log). */
+  history: string;
+  /** Formation's work queue. */
+  jobs: string;
   migrations: string;
   /** Unqualified prefix for index names. */
   prefix: string;
@@ -20,13 +24,17 @@ export interface PgNames {
 export function pgNames(schema: string): PgNames {
   const s = quoteIdent(schema);
   const memories = `${s}.engram_memories`;
+  const history = `${s}.engram_memory_history`;
+  const jobs = `${s}.engram_formation_jobs`;
   const migrations = `${s}.engram_schema_migrations`;
   return {
     schema: s,
     memories,
+    history,
+    jobs,
     migrations,
     prefix: 'engram_memories',
-    tenantTables: [memories],
+    tenantTables: [memories, history, jobs],
     globalTables: [migrations],
   };
 }

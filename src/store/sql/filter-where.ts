@@ -1,6 +1,13 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
 import { DEFAULT_STATUSES, type MemoryFilter } from '../../model/memory-filter.js';
+import { canonicalInstant } from '../instant.js';
 import type { SqlDialect, SqlParams } from './sql-dialect.js';
+
+/**
+ * When a row became true. Rows the formation migration could not read a time from keep
+ * `valid_from` null and read as `statedAt ?? createdAt`, in SQL as in `memoryFromColumns`.
+ */
+export const VALID_FROM_SQL = 'coalesce(m.valid_from, m.stated_at, m.created_at)';
 
 const SCOPE_COLUMNS = [
   ['user', 'm.user_id'],
@@ -13,7 +20,8 @@ const SCOPE_COLUMNS = [
  * A {@link MemoryFilter} as a WHERE condition over alias `m`, tenant first (every index leads with
  * it, and a distributed table is routed by it). Scope fields left out match any value; `statuses`
  * defaults to {@link DEFAULT_STATUSES}; `tags` is all-of; an empty `types` / `statuses` / `ids`
- * list matches nothing.
+ * list matches nothing; `validAt` keeps rows valid at that instant (start inclusive, end
+ * exclusive), compared as canonical ISO text like every stored validity.
  */
 export function filterWhere(filter: MemoryFilter, dialect: SqlDialect, params: SqlParams): string {
   const parts = [`m.tenant = ${params.add(filter.scope.tenant)}`];
@@ -27,6 +35,10 @@ export function filterWhere(filter: MemoryFilter, dialect: SqlDialect, params: S
   if (filter.ids !== undefined) parts.push(dialect.anyOf('m.id', filter.ids, params));
   const tags = [...new Set(filter.tags ?? [])];
   if (tags.length > 0) parts.push(dialect.hasTags(tags, params));
+  if (filter.validAt !== undefined) {
+    const at = canonicalInstant(filter.validAt);
+    parts.push(`${VALID_FROM_SQL} <= ${params.add(at)} AND (m.valid_to IS NULL OR m.valid_to > ${params.add(at)})`);
+  }
   return parts.join(' AND ');
 }
 

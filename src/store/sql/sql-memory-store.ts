@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { EngramError } from '../../model/errors.js';
+import type { FormationStore } from '../../model/formation/formation-store.js';
 import type { Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import { unitVector } from '../../vector/unit-cosine.js';
@@ -14,29 +16,25 @@ import type {
   StorePatch,
   StoreVector,
   UsageEntry,
+  WriteContext,
 } from '../memory-store.js';
 import { assertDenseQuery, assertLexicalQuery, assertTimestampArgument, assertUpdate } from '../query-validation.js';
 import { assertFilter, assertIds, assertRecord, assertTenant, assertUsageEntries } from '../record-validation.js';
 import { filterWhere } from './filter-where.js';
 import { pageOf, pageSql, planList } from './list-page.js';
 import { andThen, type Maybe } from './maybe-async.js';
+import type { StoredRecord } from './memory-columns.js';
+import { assertHistoryEvents } from './history-rows.js';
+import { deleteWithHistory, insertWithHistory, updateWithHistory } from './memory-writes.js';
 import type { QueryRunner, SqlQueries } from './query-runner.js';
 import { inRequestedOrder } from './rows-by-ids.js';
 import { scopeStats, statsSql, type StatsGroup } from './scope-stats.js';
 import type { SqlDialect, SqlParams } from './sql-dialect.js';
+import type { RowChange, SqlEngine, WriteKind } from './sql-engine.js';
+import { SqlFormationStore } from './sql-formation-store.js';
 import { decodeVectorRows, type VectorRow } from './vector-rows.js';
 
-/** One row's change, as {@link SqlMemoryStore.updateRow} receives it (already validated). */
-export interface RowChange {
-  tenant: string;
-  id: string;
-  patch: StorePatch;
-  /** Undefined keeps the vector; null clears it. */
-  vector: StoreVector | undefined;
-}
-
-/** Which write just committed, for {@link SqlMemoryStore.afterWrite}. */
-export type WriteKind = 'insert' | 'update' | 'delete';
+export type { RowChange, WriteKind } from './sql-engine.js';
 
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
@@ -58,13 +56,14 @@ export abstract class SqlMemoryStore implements MemoryStore {
   protected abstract readonly dialect: SqlDialect;
   protected abstract readonly runner: QueryRunner;
   private closed = false;
+  private formationStore: SqlFormationStore | null = null;
 
   // ------------------------------------------------------------ what each backend writes itself
 
   /** Applies pending migrations (idempotent). */
   protected abstract applyMigrations(): Maybe<void>;
-  /** Writes validated records inside the insert transaction. */
-  protected abstract insertRows(sql: SqlQueries, records: MemoryRecord[]): Maybe<void>;
+  /** Writes validated records (episodes with their columns) inside a transaction. */
+  protected abstract insertRows(sql: SqlQueries, records: StoredRecord[]): Maybe<void>;
   /** Applies a validated change inside the update transaction; the row after it, or null when missing. */
   protected abstract updateRow(sql: SqlQueries, change: RowChange): Maybe<SelectedMemory | null>;
   /** Removes rows of the tenant inside the delete transaction; how many were removed. */
@@ -101,15 +100,16 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return this.guard('migrate', () => this.applyMigrations());
   }
 
-  insert(records: MemoryRecord[]): Promise<void> {
+  insert(records: MemoryRecord[], context?: WriteContext): Promise<void> {
     return this.guard('insert', () => {
       if (!Array.isArray(records)) throw new EngramError('INVALID_INPUT', 'records must be an array');
       for (const record of records) assertRecord(record);
-      if (records.length === 0) return undefined;
+      if (context?.history !== undefined) assertHistoryEvents(context.history);
+      if (records.length === 0 && (context?.history ?? []).length === 0) return undefined;
       const dims = unique(records.flatMap((r) => (r.vector && r.embedding ? [r.embedding.dim] : [])));
       return andThen(this.prepareVectors(dims), () =>
         andThen(
-          this.runner.transaction('insert', (sql) => this.insertRows(sql, records)),
+          this.runner.transaction('insert', (sql) => insertWithHistory(this.engine, sql, records, context)),
           () => this.afterWrite('insert', records.length),
         ),
       );
@@ -161,12 +161,19 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  update(tenant: string, id: string, patch: StorePatch, vector?: StoreVector): Promise<Memory | null> {
+  update(
+    tenant: string,
+    id: string,
+    patch: StorePatch,
+    vector?: StoreVector,
+    context?: WriteContext,
+  ): Promise<Memory | null> {
     return this.guard('update', () => {
       assertUpdate(tenant, id, patch, vector);
-      const change: RowChange = { tenant, id, patch, vector };
+      const change = { tenant, id, patch, vector };
+      // Not idempotent any more: a retried commit would append the history event twice.
       const write = (): Maybe<SelectedMemory | null> =>
-        this.runner.transaction('update', (sql) => this.updateRow(sql, change), { idempotent: true });
+        this.runner.transaction('update', (sql) => updateWithHistory(this.engine, sql, change, context));
       return andThen(andThen(this.prepareVectors(vector ? [vector.embedding.dim] : []), write), (row) => {
         if (row === null) return null;
         this.afterWrite('update', 1);
@@ -175,13 +182,13 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  delete(tenant: string, ids: string[]): Promise<number> {
+  delete(tenant: string, ids: string[], context?: WriteContext): Promise<number> {
     return this.guard('delete', () => {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return 0;
       return andThen(
-        this.runner.transaction('delete', (sql) => this.deleteRows(sql, tenant, unique(ids))),
+        this.runner.transaction('delete', (sql) => deleteWithHistory(this.engine, sql, tenant, unique(ids), context)),
         (n) => {
           if (n > 0) this.afterWrite('delete', n);
           return n;
@@ -261,6 +268,12 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
+  /** Formation's storage over the same tables and transactions (episodes, history, queue, windows). */
+  get formation(): FormationStore {
+    this.formationStore ??= new SqlFormationStore(this.engine);
+    return this.formationStore;
+  }
+
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
@@ -268,6 +281,23 @@ export abstract class SqlMemoryStore implements MemoryStore {
   }
 
   // ------------------------------------------------------------ shared helpers
+
+  /** What the engine's parts built on the memories table use of this backend. */
+  protected get engine(): SqlEngine {
+    return {
+      kind: this.kind,
+      dialect: this.dialect,
+      runner: this.runner,
+      guard: (operation, work) => this.guard(operation, work),
+      insertRows: (sql, records) => this.insertRows(sql, records),
+      updateRow: (sql, change) => this.updateRow(sql, change),
+      deleteRows: (sql, tenant, ids) => this.deleteRows(sql, tenant, ids),
+      prepareVectors: (dims) => this.prepareVectors(dims),
+      afterWrite: (kind, rows) => this.afterWrite(kind, rows),
+      newId: randomUUID,
+      now: () => new Date().toISOString(),
+    };
+  }
 
   /** Throws STORE_CLOSED once {@link close} was called. */
   protected assertOpen(): void {

@@ -21,6 +21,11 @@ export interface SqliteMigration {
  *   overlapping bigrams; column `uni` holds the CJK characters one by one (for 1-char terms).
  * - `memory_changes`: append-only change log (`seq` increases with every write) that lets the
  *   in-memory vector cache of every process catch up with writes made by other processes.
+ * - (4) world-time validity on `memories` (`valid_from`, `valid_to`, `superseded_by`, `version`;
+ *   rows from before it read `valid_from` from `statedAt ?? createdAt`), the episode columns
+ *   (`scope_key`, `text_key`, `mergeable`, `seen_count`, `episode`) with one mergeable row per
+ *   (tenant, exact scope, text key), `memory_history` (append-only, numbered per memory, kept
+ *   after a hard delete) and `formation_jobs` (the work queue, one job per idempotency key).
  */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
@@ -93,6 +98,68 @@ CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab (memories_fts, 'row');
     // The searcher's working-memory path lists one type's newest rows of a scope: without it,
     // every matching row of the scope was read and sorted (8.8 ms per search at 10k rows).
     sql: 'CREATE INDEX memories_type_updated ON memories (tenant, type, updated_at, id);',
+  },
+  {
+    version: 4,
+    name: 'formation',
+    sql: `
+ALTER TABLE memories ADD COLUMN valid_from TEXT;
+ALTER TABLE memories ADD COLUMN valid_to TEXT;
+ALTER TABLE memories ADD COLUMN superseded_by TEXT;
+ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE memories ADD COLUMN scope_key TEXT;
+ALTER TABLE memories ADD COLUMN text_key TEXT;
+ALTER TABLE memories ADD COLUMN mergeable INTEGER;
+ALTER TABLE memories ADD COLUMN seen_count INTEGER;
+ALTER TABLE memories ADD COLUMN episode TEXT;
+UPDATE memories SET valid_from = strftime('%Y-%m-%dT%H:%M:%fZ', coalesce(stated_at, created_at));
+CREATE UNIQUE INDEX memories_episode_text ON memories (tenant, scope_key, text_key) WHERE mergeable = 1;
+CREATE TABLE memory_history (
+  tenant TEXT NOT NULL,
+  memory_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at TEXT NOT NULL,
+  before TEXT,
+  after TEXT,
+  cause TEXT NOT NULL,
+  caller TEXT NOT NULL,
+  source_turn_ids TEXT NOT NULL DEFAULT '[]',
+  job_id TEXT,
+  ord INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (tenant, memory_id, n),
+  UNIQUE (tenant, id)
+) WITHOUT ROWID;
+CREATE INDEX memory_history_job ON memory_history (tenant, job_id, ord) WHERE job_id IS NOT NULL;
+CREATE TABLE formation_jobs (
+  tenant TEXT NOT NULL,
+  id TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  extractor_name TEXT NOT NULL,
+  extractor_version TEXT NOT NULL,
+  episode_ids TEXT NOT NULL,
+  session_id TEXT,
+  tz_offset_minutes INTEGER NOT NULL DEFAULT 0,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  next_run_at TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_until TEXT,
+  last_error TEXT,
+  result TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  finished_at TEXT,
+  PRIMARY KEY (tenant, id),
+  UNIQUE (tenant, idempotency_key)
+);
+CREATE INDEX formation_jobs_due ON formation_jobs (state, next_run_at);
+CREATE INDEX formation_jobs_tenant_due ON formation_jobs (tenant, state, next_run_at);
+CREATE INDEX formation_jobs_created ON formation_jobs (tenant, created_at, id);
+`,
   },
 ];
 

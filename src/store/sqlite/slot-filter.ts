@@ -1,15 +1,18 @@
 import { DEFAULT_STATUSES, type MemoryFilter } from '../../model/memory-filter.js';
+import { canonicalInstant } from '../instant.js';
 import type { SlotFilter } from './vector-partition.js';
 
 /**
  * A {@link MemoryFilter} as an in-memory predicate over cached rows, with the semantics of the
  * engine's `filterWhere` (the partition already fixes tenant, model and user), and a key that
  * identifies it (so a partition can reuse its matches). Null when nothing beyond the partition
- * needs checking.
+ * needs checking. `coversValidAt` says when a `validAt` filter cannot drop a cached row (then it
+ * is left out of the test and of the key, so searches at ever-new instants share their matches).
  */
 export function filterPredicate(
   filter: MemoryFilter,
   partitionStatuses: ReadonlySet<string> | null,
+  coversValidAt: ((at: string) => boolean) | null = null,
 ): SlotFilter | null {
   const statuses = new Set<string>(filter.statuses ?? DEFAULT_STATUSES);
   const types = filter.types === undefined ? null : new Set<string>(filter.types);
@@ -17,6 +20,8 @@ export function filterPredicate(
   const tags = [...new Set(filter.tags ?? [])];
   const { agent, session, collection } = filter.scope;
   const key = filter.key;
+  const at = filter.validAt === undefined ? undefined : canonicalInstant(filter.validAt);
+  const validAt = at !== undefined && !(coversValidAt?.(at) ?? false) ? at : undefined;
   const statusesCovered = partitionStatuses !== null && [...partitionStatuses].every((s) => statuses.has(s));
   if (
     statusesCovered &&
@@ -26,7 +31,8 @@ export function filterPredicate(
     agent === undefined &&
     session === undefined &&
     collection === undefined &&
-    key === undefined
+    key === undefined &&
+    validAt === undefined
   ) {
     return null;
   }
@@ -41,6 +47,7 @@ export function filterPredicate(
       session ?? null,
       collection ?? null,
       key ?? null,
+      validAt ?? null,
     ]),
     test: (id, meta) =>
       statuses.has(meta.status) &&
@@ -50,6 +57,7 @@ export function filterPredicate(
       (session === undefined || meta.session === session) &&
       (collection === undefined || meta.collection === collection) &&
       (key === undefined || meta.key === key) &&
+      (validAt === undefined || (meta.validFrom <= validAt && (meta.validTo === null || meta.validTo > validAt))) &&
       tags.every((t) => meta.tags.includes(t)),
   };
 }

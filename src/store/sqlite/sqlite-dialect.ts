@@ -21,6 +21,10 @@ function parseJson<T>(raw: unknown, fallback: T): T {
  */
 export const sqliteDialect: SqlDialect = {
   table: 'memories',
+  historyTable: 'memory_history',
+  jobsTable: 'formation_jobs',
+  forUpdate: '',
+  skipLocked: '',
   countAll: 'count(*)',
   params: () => new SqlParams(() => '?'),
   anyOf(column, values, params) {
@@ -36,6 +40,13 @@ export const sqliteDialect: SqlDialect = {
     return kind === 'json' || kind === 'tags' ? JSON.stringify(value) : value;
   },
   valueSql: (_kind, reference) => reference,
+  json: (raw) => (typeof raw === 'string' ? parseJson<unknown>(raw, null) : raw),
+  // BEGIN IMMEDIATE already makes every write transaction the only one.
+  lockKeys: () => undefined,
+  insertMany(sql, table, columns, rows) {
+    const statement = `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+    for (const row of rows) sql.run(statement, row);
+  },
   toMemory(row) {
     return memoryFromColumns(row, {
       tags: parseJson<string[]>(row.tags, []),

@@ -102,7 +102,7 @@ export class SqliteLexicalSearch {
       space.dim,
       query.filter.scope.user ?? ALL_USERS,
     );
-    const filter = filterPredicate(query.filter, partition.statuses());
+    const filter = filterPredicate(query.filter, partition.statuses(), (at) => partition.coversValidAt(at));
     const withDf = terms.map((t) => ({
       ...t,
       keys: t.tokens.map((token) => termKey(t.column, token)),

@@ -239,13 +239,15 @@ export class SqliteStore extends SqlMemoryStore {
     // A short id list is looked up slot by slot rather than tested against every cached row
     // (the rest of the filter is still tested on each).
     if (filter.ids !== undefined && filter.ids.length <= partition.size / 8) {
-      const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses());
+      const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses(), (at) =>
+        partition.coversValidAt(at),
+      );
       return partition.searchIds(unit, filter.ids, query.limit, rest);
     }
     return partition.search(
       unit,
       query.limit,
-      filterPredicate(filter, partition.statuses()),
+      filterPredicate(filter, partition.statuses(), (at) => partition.coversValidAt(at)),
       this.options.searchThreads,
     );
   }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import type { MemoryText } from '../memory-store.js';
+import { VALID_FROM_SQL } from '../sql/filter-where.js';
 import { LexicalIndex } from './lexical-index.js';
 import { VectorPartition, type SlotMeta } from './vector-partition.js';
 
@@ -22,6 +23,8 @@ interface VectorRow {
   key: string | null;
   tags: string;
   updated_at: string;
+  valid_from: string;
+  valid_to: string | null;
 }
 
 interface ChangeRow {
@@ -33,7 +36,8 @@ interface ChangeRow {
 const VECTOR_COLUMNS =
   'm.pk AS pk, m.id AS id, m.user_id AS user_id, m.embed_model AS embed_model, m.embed_dim AS embed_dim, ' +
   'm.vector AS vector, m.status AS status, m.type AS type, m.agent_id AS agent_id, m.session_id AS session_id, ' +
-  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at';
+  'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at, ' +
+  `${VALID_FROM_SQL} AS valid_from, m.valid_to AS valid_to`;
 
 interface LoadedPartition {
   tenant: string;
@@ -81,6 +85,8 @@ function metaOf(row: VectorRow): SlotMeta {
     key: row.key,
     tags,
     updatedAt: row.updated_at,
+    validFrom: row.valid_from,
+    validTo: row.valid_to,
     pk: row.pk,
   };
 }

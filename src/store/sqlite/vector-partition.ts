@@ -14,6 +14,10 @@ export interface SlotMeta {
   tags: readonly string[];
   /** Last update of the row (lets callers key per-memory caches without reading the row). */
   updatedAt: string;
+  /** When it became true, as stored and compared (canonical ISO text; `statedAt ?? createdAt` on rows without one). */
+  validFrom: string;
+  /** When it stopped (exclusive), or null while it holds. */
+  validTo: string | null;
   /** The row's key in `memories` (= its FTS5 rowid). */
   pk: number;
 }
@@ -96,6 +100,9 @@ export class VectorPartition {
   private readonly slotOf = new Map<string, number>();
   private readonly slotOfPk = new Map<number, number>();
   private readonly statusCounts = new Map<string, number>();
+  /** Rows with an end of validity, and the latest start seen (never lowered): see {@link coversValidAt}. */
+  private endedRows = 0;
+  private latestValidFrom = '';
   private bulk = false;
   /** Bumped by every change to the rows, so remembered filter matches know when they are stale. */
   private version = 0;
@@ -134,6 +141,19 @@ export class VectorPartition {
 
   private countStatus(status: string, delta: number): void {
     this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + delta);
+  }
+
+  private countValidity(meta: SlotMeta, delta: number): void {
+    if (meta.validTo !== null) this.endedRows += delta;
+    if (delta > 0 && meta.validFrom > this.latestValidFrom) this.latestValidFrom = meta.validFrom;
+  }
+
+  /**
+   * True when every cached row is valid at `at` (nothing ended, nothing starts after it): a
+   * `validAt` filter then drops nothing, and searches keep sharing one remembered match.
+   */
+  coversValidAt(at: string): boolean {
+    return this.endedRows === 0 && this.latestValidFrom <= at;
   }
 
   has(id: string): boolean {
@@ -181,11 +201,13 @@ export class VectorPartition {
     } else {
       const old = this.metas[slot] as SlotMeta;
       this.countStatus(old.status, -1);
+      this.countValidity(old, -1);
       this.slotOfPk.delete(old.pk);
       this.metas[slot] = meta;
     }
     this.slotOfPk.set(meta.pk, slot);
     this.countStatus(meta.status, 1);
+    this.countValidity(meta, 1);
     if (!writeNormalized(this.data, slot * this.dim, vector)) {
       this.remove(id);
       return;
@@ -286,6 +308,7 @@ export class VectorPartition {
     const last = this.ids.length - 1;
     const meta = this.metas[slot] as SlotMeta;
     this.countStatus(meta.status, -1);
+    this.countValidity(meta, -1);
     this.slotOfPk.delete(meta.pk);
     if (slot !== last) {
       const lastId = this.ids[last] as string;

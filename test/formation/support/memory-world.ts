@@ -32,14 +32,7 @@ export class MemoryWorld {
   newId = (): string => `f${++this.seq}`;
 
   seed(id: string, text: string, patch: Partial<StoredMemory> = {}): StoredMemory {
-    const m: StoredMemory = {
-      ...memory(id, text, { scope: this.scope }),
-      validFrom: null,
-      validTo: null,
-      supersededBy: null,
-      version: 1,
-      ...patch,
-    };
+    const m: StoredMemory = memory(id, text, { scope: this.scope, ...patch });
     this.state.set(id, m);
     return m;
   }

@@ -1,0 +1,51 @@
+import type { Memory } from '../model/memory.js';
+import { dateWords } from '../text/date-words.js';
+import type { Tokenizer } from '../text/tokenizer.js';
+
+/** What the ranking knows of one candidate besides its vector. */
+export interface PoolDocument {
+  /** Tokens of the memory's text. */
+  tokens: readonly string[];
+  /**
+   * Tokens of its context: the `background` (for a conversation turn, the turn it answers) and
+   * the day it was stated (`statedAt` as `8 May 2023`). Empty when the profile reads no context.
+   */
+  context: readonly string[];
+  /** Tokens of the names of who said it: the `role` of its chat sources, and `metadata.speaker`. */
+  speakers: readonly string[];
+}
+
+const NONE: readonly string[] = [];
+
+/** A document with text only (the reference recall reads nothing else). */
+export function textDocument(tokens: readonly string[]): PoolDocument {
+  return { tokens, context: NONE, speakers: NONE };
+}
+
+/** The names of who said a memory: roles of its chat sources and a string `metadata.speaker`. */
+export function speakerNames(memory: Pick<Memory, 'sources' | 'metadata'>): string[] {
+  const names = memory.sources.flatMap((s) => (s.type === 'chat' && s.role ? [s.role] : []));
+  const speaker = memory.metadata['speaker'];
+  if (typeof speaker === 'string' && speaker.trim() !== '') names.push(speaker);
+  return [...new Set(names)];
+}
+
+/** The full document of a memory: text, context (background and the day stated) and speakers. */
+export function memoryDocument(
+  memory: Pick<Memory, 'text' | 'background' | 'statedAt' | 'sources' | 'metadata'>,
+  tokenize: Tokenizer,
+): PoolDocument {
+  const context = [...tokenize(memory.background ?? ''), ...tokenize(dateWords(memory.statedAt))];
+  const speakers = [...new Set(speakerNames(memory).flatMap((name) => tokenize(name)))];
+  return { tokens: tokenize(memory.text), context, speakers };
+}
+
+/** The pool document a profile ranks a memory by: the full document for the spread fusion, text only otherwise. */
+export function poolDocumentOf(
+  memory: Pick<Memory, 'text' | 'background' | 'statedAt' | 'sources' | 'metadata'>,
+  profile: { fusion: 'linear' | 'spread'; tokenize: Tokenizer },
+): PoolDocument {
+  return profile.fusion === 'spread'
+    ? memoryDocument(memory, profile.tokenize)
+    : textDocument(profile.tokenize(memory.text));
+}

@@ -1,0 +1,99 @@
+import type { MemoryFilter } from '../model/memory-filter.js';
+import type { MemoryStore } from '../store/memory-store.js';
+import type { ChannelRows } from './recall-channels.js';
+import { newCandidate, type RecallCandidate } from './recall-candidate.js';
+import type { Memory } from '../model/memory.js';
+import { poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import type { RecallProfileSpec } from './recall-profile.js';
+import type { TokenCache } from './token-cache.js';
+
+/** The candidate pool: each candidate once, with the channels that found it. */
+export function mergeChannels(channels: ChannelRows): {
+  byId: Map<string, RecallCandidate>;
+  lexicalOnly: string[];
+} {
+  const byId = new Map<string, RecallCandidate>();
+  channels.dense.rows.forEach((row, i) =>
+    byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined)),
+  );
+  const lexicalOnly: string[] = [];
+  channels.lexical.rows.forEach((row, i) => {
+    const seen = byId.get(row.id);
+    if (seen) seen.lexicalRank = i + 1;
+    else {
+      byId.set(row.id, newCandidate(row.id, 0, undefined, undefined, i + 1));
+      lexicalOnly.push(row.id);
+    }
+  });
+  return { byId, lexicalOnly };
+}
+
+/**
+ * Cosines of the candidates only the lexical channel found. The store scores them with the same
+ * arithmetic as the dense channel (and from its vector cache).
+ */
+export async function scoreLexicalOnly(
+  store: MemoryStore,
+  query: { filter: MemoryFilter; queryVector: Float32Array; model: string },
+  byId: ReadonlyMap<string, RecallCandidate>,
+  lexicalOnly: string[],
+): Promise<void> {
+  if (lexicalOnly.length === 0) return;
+  const scored = await store.denseSearch({
+    filter: { ...query.filter, ids: lexicalOnly },
+    vector: query.queryVector,
+    model: query.model,
+    limit: lexicalOnly.length,
+  });
+  for (const row of scored) {
+    const entry = byId.get(row.id);
+    if (entry) {
+      entry.cosine = row.cosine;
+      entry.updatedAt = row.updatedAt;
+    }
+  }
+}
+
+/**
+ * The pool document of every candidate (its tokens, and for a profile that reads context its
+ * context and speakers). Documents the cache knows (by id and last update, when the store reports
+ * it) are reused; the rest are read — texts only when the profile needs nothing else, whole rows
+ * otherwise — and remembered. A candidate that could not be read (deleted meanwhile) has no entry.
+ */
+export async function candidateDocuments(
+  deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
+  profile: Pick<RecallProfileSpec, 'name' | 'tokenize' | 'fusion'>,
+  tenant: string,
+  byId: ReadonlyMap<string, RecallCandidate>,
+  /** Whole rows read on the way, by id (the hits need no second read). */
+  rowsRead?: Map<string, Memory>,
+): Promise<Map<string, PoolDocument>> {
+  const { store } = deps;
+  const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
+  const documents = new Map<string, PoolDocument>();
+  const unknown: string[] = [];
+  for (const c of byId.values()) {
+    const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
+    if (cached) documents.set(c.id, cached);
+    else unknown.push(c.id);
+  }
+  if (unknown.length === 0) return documents;
+  const remember = (id: string, updatedAt: string, make: () => PoolDocument): void => {
+    const entry = byId.get(id);
+    if (!entry) return;
+    entry.updatedAt = updatedAt;
+    documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
+  };
+  if (profile.fusion === 'spread' || !store.getTexts) {
+    const rows = await store.get(tenant, unknown);
+    for (const m of rows) {
+      rowsRead?.set(m.id, m);
+      remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
+    }
+  } else {
+    for (const t of await store.getTexts(tenant, unknown)) {
+      remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
+    }
+  }
+  return documents;
+}
