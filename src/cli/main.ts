@@ -13,6 +13,7 @@ import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
 import { registerSafety } from './commands/safety-command.js';
+import { registerScrub } from './commands/scrub-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 
 /** Where the CLI writes its errors (stderr; tests pass their own). */
@@ -71,6 +72,7 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerMcp(program, globals);
   registerStoreCommands(program, globals);
   registerSafety(program, globals);
+  registerScrub(program, globals);
   return program;
 }
 
