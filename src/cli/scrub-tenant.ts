@@ -91,8 +91,8 @@ async function vectorFor(
   return { vector, embedding: { model: embedder.model, dim: vector.length } };
 }
 
-/** A snapshot with the policy applied (its own safety report left alone), or the same object. */
-function scrubSnapshot(snapshot: MemorySnapshot | null, policy: SafetyPolicy): MemorySnapshot | null {
+/** A history snapshot with the policy applied (its own safety report left alone), or the same object. */
+export function scrubSnapshot(snapshot: MemorySnapshot | null, policy: SafetyPolicy): MemorySnapshot | null {
   return snapshot === null ? null : runSafety(snapshot, policy, 'scrub').value;
 }
 

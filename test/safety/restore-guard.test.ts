@@ -76,7 +76,13 @@ describe('engram restore applies the write-safety policy', () => {
     expect(run.err).toEqual([]);
     expect(JSON.parse(run.out)).toEqual({
       imported: 3,
-      safety: { changed: 3, masked: { secret: 1, card: 1, email: 1 }, flagged: 1, vectorsDropped: 1 },
+      safety: {
+        changed: 3,
+        masked: { secret: 1, card: 1, email: 1 },
+        flagged: 1,
+        vectorsDropped: 1,
+        historyRedacted: 2,
+      },
     });
     const store = createSqliteStore({ path: target });
     const page = await store.list({ scope: { tenant: 'acme' }, statuses: ['activated', 'archived', 'deleted'] });
@@ -91,6 +97,15 @@ describe('engram restore applies the write-safety policy', () => {
     expect(JSON.stringify(page.items)).not.toContain(OPENAI);
     expect(JSON.stringify(page.items)).not.toContain(CARD);
     expect(JSON.stringify(page.items)).not.toContain(EMAIL);
+    // The export's history (the memories' past) is masked like the memories.
+    const history = JSON.stringify(
+      await store.formation?.history.forMemories(
+        'acme',
+        page.items.map((m) => m.id),
+      ),
+    );
+    expect(history).toContain('[secret:openai]');
+    for (const value of [OPENAI, CARD, EMAIL]) expect(history).not.toContain(value);
     await store.close();
   });
 

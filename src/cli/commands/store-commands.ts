@@ -90,6 +90,7 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
           tenant: flags.intoTenant,
           onProgress: (n) => progress.update(n, null),
           prepare: safety.prepare,
+          prepareHistory: safety.prepareHistory,
         }).finally(() => {
           progress.stop();
           safety.close();
