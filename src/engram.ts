@@ -365,7 +365,9 @@ export class Engram implements MemoryApi {
     checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
     checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
     const hasVector = options.vector !== undefined;
-    const text = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
+    const asked = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
+    // A query holds what users paste too: masked like a memory before it is embedded.
+    const text = await this.guard.query(asked, filter.scope.tenant);
     const limit = validateLimit(options.limit ?? this.recallDefaults.limit, this.limits.maxLimit);
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
     checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
@@ -442,7 +444,7 @@ export class Engram implements MemoryApi {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     validateSearchOptions(options, filter.scope.tenant, this.limits);
-    const text = validateText(query, this.limits.maxQueryLength, 'query');
+    const text = await this.guard.query(validateText(query, this.limits.maxQueryLength, 'query'), filter.scope.tenant);
     await this.checkModel(filter.scope);
     return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
   }

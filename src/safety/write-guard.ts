@@ -4,6 +4,7 @@ import type { EmbeddingInfo, Memory } from '../model/memory.js';
 import type { MemoryType } from '../model/memory-type.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
 import { applyWriteSafety } from './apply-write-safety.js';
+import { runSafety } from './run-safety.js';
 import type { SafetyFields } from './memory-fields.js';
 import { DEFAULT_SAFETY_POLICY, mergeSafetyPolicy, type SafetyPolicy } from './safety-policy.js';
 import { emptyReport, type SafetyReport } from './safety-report.js';
@@ -106,6 +107,16 @@ export class WriteGuard {
     if (this.#cache.size >= MAX_CACHED_POLICIES) this.#cache.clear();
     this.#cache.set(key, policy);
     return policy;
+  }
+
+  /**
+   * A recall or search query with what the tenant's policy masks (or rejects) masked, so the
+   * embedder, the planner and the reasoner never receive it either; never refused, never flagged.
+   */
+  async query(text: string, tenant: string): Promise<string> {
+    const policy = await this.policy(tenant);
+    if (!policy.enabled || text === '') return text;
+    return runSafety({ text }, policy, 'scrub').value.text ?? text;
   }
 
   /**
