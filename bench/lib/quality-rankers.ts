@@ -21,7 +21,7 @@ interface ConvIndex {
 }
 
 /**
- * Reference rankers for the baseline rows only (the seed and engram rows come from the facade):
+ * Reference rankers for the baseline rows only (the "seed" and "engram" profile rows come from the facade):
  * BM25 over the whole conversation with the reference tokenizer (as in BASELINES.md), the same
  * with Porter stemming (Engram's scoring tokenizer, no vectors),
  * exact cosine over every turn, and RRF(dense, BM25) with k = 60. A case's scope user names its

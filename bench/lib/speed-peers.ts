@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import Database from 'better-sqlite3';
 import { create, insertMultiple, search } from '@orama/orama';
 
 import { candidatePoolSize } from '../../src/recall/candidate-pool.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { cosine } from '../../src/vector/cosine.js';
 import { topK } from '../../src/vector/top-k.js';
 import { referenceRank } from './reference-recall.js';
@@ -26,7 +26,7 @@ export interface SpeedSystem {
  */
 export function openReferenceSqlite(corpus: SyntheticCorpus): SpeedSystem {
   const dir = mkdtempSync(join(tmpdir(), 'engram-speed-ref-'));
-  const db = new Database(join(dir, 'ref.db'));
+  const db = openSqliteDatabase(join(dir, 'ref.db'));
   db.pragma('journal_mode = WAL');
   db.exec(
     'CREATE TABLE memories (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, text TEXT NOT NULL, embedding BLOB NOT NULL)',

@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { EngramError } from '../model/errors.js';
 import { validateScope } from '../model/validate.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../util/sqlite-database.js';
 import {
   digestsEqual,
   generateKeySecret,
@@ -104,9 +104,9 @@ function checkCollections(value: CreateKeyInput['collections']): string[] | null
 /** Opens (and creates when missing) the key database at `path`. */
 export function openKeyStore(options: KeyStoreOptions): KeyStore {
   const clock = options.clock ?? (() => new Date());
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
-    db = new Database(options.path);
+    db = openSqliteDatabase(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);

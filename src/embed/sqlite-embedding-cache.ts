@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { EngramError } from '../model/errors.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../util/sqlite-database.js';
 import { textHash, type EmbeddingCache } from './embedding-cache.js';
 
 /** Options of {@link createSqliteEmbeddingCache}. */
@@ -14,7 +13,7 @@ export interface SqliteEmbeddingCacheOptions {
 }
 
 /**
- * A persistent {@link EmbeddingCache} in SQLite (better-sqlite3, WAL). Rows are keyed by
+ * A persistent {@link EmbeddingCache} in SQLite (WAL). Rows are keyed by
  * (model id, sha256 of the text) and hold the vector as a little-endian float32 blob.
  * Several processes may share one file.
  */
@@ -23,12 +22,10 @@ export function createSqliteEmbeddingCache(options: SqliteEmbeddingCacheOptions)
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) {
     throw new EngramError('CONFIG_ERROR', `Invalid cache table name '${table}'`);
   }
-  const require = createRequire(import.meta.url);
-  const Database = require('better-sqlite3') as typeof BetterSqlite3;
-  let db: BetterSqlite3.Database;
+  let db: SqliteDatabase;
   try {
     if (options.path !== ':memory:') mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
-    db = new Database(options.path);
+    db = openSqliteDatabase(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.exec(

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbedOptions, Embedder } from '../../src/embed/embedder.js';
 import { createLruEmbeddingCache } from '../../src/embed/lru-embedding-cache.js';
@@ -12,6 +11,7 @@ import { withCache } from '../../src/embed/with-cache.js';
 import { withRetry } from '../../src/embed/with-retry.js';
 import { withTimeout } from '../../src/embed/with-timeout.js';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { EmbeddingServer, ok } from './embedding-server.js';
 
 /** A small real Embedder (the contract, not our code under test) that records its calls. */
@@ -118,7 +118,7 @@ describe('withCache + SQLite', () => {
     expect(Array.from(again ?? [])).toEqual(Array.from(v ?? []));
     await reopened.close?.();
 
-    const db = new Database(file, { readonly: true });
+    const db = openSqliteDatabase(file);
     const row = db.prepare('SELECT model, text_sha256, dim, vector FROM embedding_cache').get() as {
       model: string;
       text_sha256: string;

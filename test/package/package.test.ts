@@ -43,14 +43,7 @@ const ENTRY_POINTS = Object.keys(repoManifest.exports)
  * else fails the install (e.g. the postinstall of onnxruntime-node 1.18 and later, which asks
  * NuGet for CUDA libraries and fails the whole install on a machine that reaches only the registry).
  */
-const ALLOWED_NET: ReadonlyArray<{ package: string; host: string; reason: string }> = [
-  {
-    package: 'better-sqlite3',
-    host: 'github.com',
-    reason:
-      'prebuild-install asks GitHub for a prebuilt binary; when that fails it compiles the sources that came from the registry (better-sqlite3 must stay 12.x)',
-  },
-];
+const ALLOWED_NET: ReadonlyArray<{ package: string; host: string; reason: string }> = [];
 
 /** References the import check accepts in the shipped files, and why. */
 const ALLOWED_REFERENCES: readonly AllowedReference[] = [

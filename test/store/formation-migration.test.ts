@@ -5,7 +5,6 @@
  * advisory locks alone cannot make a later snapshot see an earlier commit, racing appends of one
  * text still end with one row.
  */
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { turnTextKey } from '../../src/model/formation/normalize-turn-text.js';
 import type { MemoryStore } from '../../src/store/memory-store.js';
 import { applyPgMigrations, createPostgresStore, PG_MIGRATIONS } from '../../src/store/postgres/index.js';
 import { applySqliteMigrations, createSqliteStore, SQLITE_MIGRATIONS } from '../../src/store/sqlite/index.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { turnWrite } from './formation-cases/episode-cases.js';
 
@@ -55,7 +55,7 @@ async function expectUpgraded(store: MemoryStore): Promise<void> {
 describe('the formation migration upgrades a database written before it', () => {
   it('on SQLite', async () => {
     const path = join(dir, 'old.db');
-    const db = new Database(path);
+    const db = openSqliteDatabase(path);
     applySqliteMigrations(
       db,
       SQLITE_MIGRATIONS.filter((m) => m.version < 4),

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
 import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { makeRecord, randomVector, seededRandom, slotMeta, withVector } from './fixtures/records.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
@@ -255,7 +255,7 @@ describe('SQLite lexical channel from the vector cache', () => {
 
 describe('unicode61Tokens', () => {
   it("splits and folds exactly like FTS5's unicode61 remove_diacritics 2", () => {
-    const db = new Database(':memory:');
+    const db = openSqliteDatabase(':memory:');
     db.exec(
       "CREATE VIRTUAL TABLE f USING fts5(body, tokenize = 'unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE v USING fts5vocab(f, 'row');",
     );

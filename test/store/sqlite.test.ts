@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
 import type { MemoryFilter } from '../../src/model/memory-filter.js';
 import type { MemoryStore } from '../../src/store/memory-store.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { runStoreConformance } from './conformance.js';
 import {
   applySqliteMigrations,
@@ -140,7 +140,7 @@ describe('SQLite store', () => {
   });
 
   it('runs each migration in its own transaction: a failing one leaves no trace and earlier ones stay', () => {
-    const db = new Database(path);
+    const db = openSqliteDatabase(path);
     try {
       const migrations = [
         { version: 1, name: 'ok', sql: 'CREATE TABLE a (x INTEGER);' },
@@ -215,7 +215,7 @@ describe('SQLite store', () => {
   it('persistent SQLITE_BUSY surfaces as a retryable STORE_BUSY', async () => {
     const store = openStore({ busyTimeoutMs: 50 });
     await store.insert([makeRecord({ scope: { tenant: 't' } })]);
-    const other = new Database(path);
+    const other = openSqliteDatabase(path);
     try {
       other.exec('BEGIN IMMEDIATE');
       other.prepare("INSERT INTO memory_changes (tenant, id) VALUES ('x', 'y')").run();

@@ -1,7 +1,7 @@
 import { EngramError, isEngramError } from '../../model/errors.js';
 import type { EmbedOptions, Embedder } from '../embedder.js';
 import { int8WeightFormat } from '../onnx/int8-weight-format.js';
-import { importOnnxRuntime } from '../onnx/onnx-runtime.js';
+import { loadOnnxRuntime } from '../onnx/onnx-worker-threads.js';
 import { UseLiteOnnxModel, USE_LITE_DIM } from './use-lite-onnx-model.js';
 import { UseLiteTokenizer } from './use-lite-tokenizer.js';
 import { loadUseLiteTensors, loadUseLiteVocab, useLiteModelDir, useLiteWeightsFrom } from './use-lite-weights.js';
@@ -127,7 +127,7 @@ export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedde
     if (runtime === 'onnx' || options.modelDir !== undefined) return loadOnnxBackend(options);
     let ort: boolean;
     try {
-      await importOnnxRuntime();
+      await loadOnnxRuntime();
       ort = true;
     } catch {
       ort = false;

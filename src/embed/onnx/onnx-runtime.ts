@@ -11,6 +11,8 @@ export interface OrtSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Record<string, OrtTensor>, fetches?: string[]): Promise<Record<string, OrtTensor>>;
+  /** Frees the session's native memory; the session cannot run afterwards. */
+  release(): Promise<void>;
 }
 
 export interface OrtSessionOptions {

@@ -1,10 +1,7 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { EngramError } from '../../model/errors.js';
-import { importOnnxRuntime } from './onnx-runtime.js';
-import type { TensorData, WorkerHello, WorkerInit, WorkerReply, WorkerRequest } from './onnx-worker-protocol.js';
+import type { OnnxWorkerThread } from './onnx-worker-thread.js';
+import { onnxWorkerThreads } from './onnx-worker-threads.js';
+import type { OpenedReply, TensorData } from './onnx-worker-protocol.js';
 
 export type { TensorData } from './onnx-worker-protocol.js';
 
@@ -19,55 +16,27 @@ export interface OnnxSessionPoolOptions {
 }
 
 interface Slot {
-  worker: Worker;
-  /** Queued cost (padded tokens) of the passes sent to this worker and not answered yet. */
+  thread: OnnxWorkerThread;
+  /** The session's id in its thread. */
+  session: number;
+  /** Queued cost (padded tokens) of the passes sent to this session and not answered yet. */
   load: number;
-  pending: Map<number, { resolve(outputs: Record<string, TensorData>): void; reject(error: Error): void }>;
-  dead: Error | undefined;
-}
-
-/**
- * Starts a worker on the file next to this module: `.js` in the build; in the repository (tsx,
- * vitest) the `.ts` source, through a bootstrap that registers tsx's loader in the worker.
- */
-function startWorker(init: WorkerInit): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./onnx-session-worker.js', import.meta.url), { workerData: init });
-  }
-  // tsx's ESM API ('tsx/esm/api', import condition), resolved here for the eval'd bootstrap.
-  const tsxDir = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
-  const tsx = pathToFileURL(path.join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./onnx-session-worker.ts', import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: init });
-}
-
-let pinned: Promise<unknown> | undefined;
-
-/**
- * Loads onnxruntime-node once in this thread and keeps it. Its native addon registers itself
- * only when first loaded into the process: if every worker that loaded it exits, a later
- * worker cannot load it again ("Module did not self-register"). Also reports a missing
- * package before any worker starts.
- */
-async function pinRuntime(): Promise<void> {
-  pinned ??= importOnnxRuntime().catch((cause: unknown) => {
-    pinned = undefined;
-    throw new EngramError('CONFIG_ERROR', 'The ONNX embedders need the npm package onnxruntime-node', { cause });
-  });
-  await pinned;
 }
 
 const asError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)));
 
+/** Releases sessions (their threads stay, for the next pool); a thread that stopped has none left to release. */
+async function release(slots: readonly Slot[]): Promise<void> {
+  await Promise.allSettled(slots.map((s) => s.thread.call({ kind: 'release', session: s.session })));
+}
+
 /**
- * A few worker threads, each holding one onnxruntime-node session of the same model. A pass
- * goes to the worker with the least queued work. onnxruntime-node runs a session on the
+ * One session of a model in each of a few ONNX worker threads (see onnx-worker-threads.ts). A
+ * pass goes to the session with the least queued work. onnxruntime-node runs a session on the
  * calling thread, so this is what makes passes parallel, and it keeps the main event loop free
  * while a model computes.
  */
 export class OnnxSessionPool {
-  private nextId = 0;
   private closed = false;
   private readonly running = new Set<Promise<unknown>>();
 
@@ -80,7 +49,10 @@ export class OnnxSessionPool {
     private readonly label: string,
   ) {}
 
-  /** Starts the workers and creates their sessions; rejects with EMBEDDER_ERROR if the model does not load. */
+  /**
+   * Creates the sessions in the process's worker threads (starting the missing ones); rejects
+   * with EMBEDDER_ERROR if the model does not load, CONFIG_ERROR without onnxruntime-node.
+   */
   static async open(model: Uint8Array | string, options: OnnxSessionPoolOptions): Promise<OnnxSessionPool> {
     for (const [name, value] of [
       ['workers', options.workers],
@@ -90,64 +62,51 @@ export class OnnxSessionPool {
         throw new EngramError('CONFIG_ERROR', `${name} must be a positive integer, got ${String(value)}`);
       }
     }
-    await pinRuntime();
+    const threads = await onnxWorkerThreads(options.workers);
     // One shared copy of the model bytes for every worker instead of one clone each.
     let shared: Uint8Array | string = model;
     if (typeof model !== 'string') {
       shared = new Uint8Array(new SharedArrayBuffer(model.byteLength));
       shared.set(model);
     }
-    const init: WorkerInit = { model: shared, threads: options.threads };
-    const slots: Slot[] = Array.from({ length: options.workers }, () => ({
-      worker: startWorker(init),
-      load: 0,
-      pending: new Map(),
-      dead: undefined,
-    }));
-    const hellos = await Promise.allSettled(slots.map((slot) => hello(slot.worker)));
-    const failed = hellos.find((h) => h.status === 'rejected' || h.value.kind === 'failed');
-    const first = hellos[0];
-    if (failed || first?.status !== 'fulfilled' || first.value.kind !== 'ready') {
-      await Promise.all(slots.map((s) => s.worker.terminate()));
-      const reason =
-        failed?.status === 'rejected'
-          ? asError(failed.reason).message
-          : failed?.value.kind === 'failed'
-            ? failed.value.message
-            : 'no worker started';
+    const opened = await Promise.allSettled(
+      threads.map((thread) => thread.call({ kind: 'open', model: shared, threads: options.threads })),
+    );
+    const slots = opened.flatMap((o, i) => {
+      const thread = threads[i];
+      return o.status === 'fulfilled' && thread ? [{ thread, session: o.value.id, load: 0 }] : [];
+    });
+    const failed = opened.find((o) => o.status === 'rejected');
+    const first = opened.find((o): o is PromiseFulfilledResult<OpenedReply> => o.status === 'fulfilled');
+    if (failed || !first) {
+      await release(slots);
+      const reason = failed ? asError(failed.reason).message : 'no worker started';
       throw new EngramError('EMBEDDER_ERROR', `The ONNX model ${options.label} could not be loaded: ${reason}`, {
         details: { model: options.label },
       });
     }
-    const pool = new OnnxSessionPool(slots, first.value.inputNames, first.value.outputNames, options.label);
-    for (const slot of slots) pool.listen(slot);
-    return pool;
+    return new OnnxSessionPool(slots, first.value.inputNames, first.value.outputNames, options.label);
   }
 
   /**
-   * Runs one forward pass on the least busy worker. `cost` is its size (e.g. batch × padded
+   * Runs one forward pass on the least busy session. `cost` is its size (e.g. batch × padded
    * length), used to balance the workers. Rejects with EMBEDDER_ERROR if the pass fails.
    */
   async run(feeds: Record<string, TensorData>, outputs: string[], cost: number): Promise<Record<string, TensorData>> {
     if (this.closed) throw new EngramError('EMBEDDER_ERROR', 'The embedder is closed');
-    const alive = this.slots.filter((s) => !s.dead);
+    const alive = this.slots.filter((s) => !s.thread.dead);
     const slot = alive.reduce<Slot | undefined>((best, s) => (!best || s.load < best.load ? s : best), undefined);
     if (!slot) {
       throw new EngramError('EMBEDDER_ERROR', `Every worker of the ONNX model ${this.label} has stopped`, {
-        cause: this.slots[0]?.dead,
+        cause: this.slots[0]?.thread.dead,
       });
     }
-    const id = this.nextId++;
     const transfer = Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer);
     slot.load += cost;
-    if (slot.pending.size === 0) slot.worker.ref();
-    const work = new Promise<Record<string, TensorData>>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, feeds, outputs } satisfies WorkerRequest, transfer);
-    });
+    const work = slot.thread.call({ kind: 'run', session: slot.session, feeds, outputs }, transfer);
     this.running.add(work);
     try {
-      return await work;
+      return (await work).outputs;
     } catch (cause) {
       throw new EngramError('EMBEDDER_ERROR', `The ONNX model ${this.label} failed to run: ${asError(cause).message}`, {
         cause,
@@ -155,48 +114,14 @@ export class OnnxSessionPool {
     } finally {
       this.running.delete(work);
       slot.load -= cost;
-      if (slot.pending.size === 0) slot.worker.unref();
     }
   }
 
-  /** Waits for passes in flight, then stops the workers. */
+  /** Refuses new passes, waits for those in flight, then releases the sessions (the threads stay). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([...this.running]);
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    await release(this.slots);
   }
-
-  private listen(slot: Slot): void {
-    const failAll = (error: Error): void => {
-      slot.dead ??= error;
-      for (const p of slot.pending.values()) p.reject(error);
-      slot.pending.clear();
-    };
-    slot.worker.on('message', (reply: WorkerReply) => {
-      const p = slot.pending.get(reply.id);
-      if (!p) return;
-      slot.pending.delete(reply.id);
-      if ('error' in reply) p.reject(new Error(reply.error));
-      else p.resolve(reply.outputs);
-    });
-    slot.worker.on('error', (error) => failAll(asError(error)));
-    slot.worker.on('exit', (code) => failAll(new Error(`worker exited (code ${code})`)));
-    slot.worker.unref();
-  }
-}
-
-/** The worker's first message (or its failure to start). */
-function hello(worker: Worker): Promise<WorkerHello> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: unknown): void => reject(asError(error));
-    const onExit = (code: number): void => reject(new Error(`worker exited before it was ready (code ${code})`));
-    worker.once('error', onError);
-    worker.once('exit', onExit);
-    worker.once('message', (m: WorkerHello) => {
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      resolve(m);
-    });
-  });
 }

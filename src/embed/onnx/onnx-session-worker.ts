@@ -1,9 +1,10 @@
 /**
- * Worker thread of {@link OnnxSessionPool}: owns one onnxruntime session and runs the forward
- * passes sent to it. onnxruntime-node's `run` computes on the calling thread, so passes in
- * workers run truly in parallel and never block the main event loop.
+ * An ONNX worker thread: loads onnxruntime-node once, then creates, runs and releases the
+ * sessions the main thread asks for. onnxruntime-node's `run` computes on the calling thread,
+ * so passes in workers run truly in parallel and never block the main event loop. The thread
+ * lives as long as the process (see onnx-worker-threads.ts for why).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import {
   importOnnxRuntime,
   type OrtModule,
@@ -11,11 +12,17 @@ import {
   type OrtSessionOptions,
   type OrtTensor,
 } from './onnx-runtime.js';
-import type { TensorData, WorkerHello, WorkerInit, WorkerReply, WorkerRequest } from './onnx-worker-protocol.js';
+import type {
+  OpenRequest,
+  RunRequest,
+  TensorData,
+  WorkerHello,
+  WorkerReply,
+  WorkerRequest,
+} from './onnx-worker-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('onnx-session-worker must run in a worker thread');
-const init = workerData as WorkerInit;
 
 const message = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
@@ -28,54 +35,69 @@ function toTensorData(value: unknown): TensorData | undefined {
   return undefined;
 }
 
+const sessions = new Map<number, OrtSession>();
+
+async function open(ort: OrtModule, request: OpenRequest): Promise<WorkerReply> {
+  const options: OrtSessionOptions = {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    intraOpNumThreads: request.threads,
+    interOpNumThreads: 1,
+  };
+  // A plain copy of the bytes: the pool shares them between workers in a SharedArrayBuffer.
+  const model = typeof request.model === 'string' ? request.model : new Uint8Array(request.model);
+  const session = await ort.InferenceSession.create(model, options);
+  sessions.set(request.id, session);
+  return { kind: 'opened', id: request.id, inputNames: [...session.inputNames], outputNames: [...session.outputNames] };
+}
+
+async function run(ort: OrtModule, request: RunRequest, transfer: ArrayBuffer[]): Promise<WorkerReply> {
+  const session = sessions.get(request.session);
+  if (!session) throw new Error(`no session ${request.session} in this worker (released?)`);
+  const feeds: Record<string, OrtTensor> = {};
+  for (const [name, t] of Object.entries(request.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+  const results = await session.run(feeds, request.outputs);
+  const outputs: Record<string, TensorData> = {};
+  for (const name of request.outputs) {
+    const t = toTensorData(results[name]);
+    if (!t) throw new Error(`output '${name}' is missing or not float32/int64`);
+    outputs[name] = t;
+    transfer.push(t.data.buffer as ArrayBuffer);
+  }
+  return { kind: 'ran', id: request.id, outputs };
+}
+
+async function answer(ort: OrtModule, request: WorkerRequest, transfer: ArrayBuffer[]): Promise<WorkerReply> {
+  if (request.kind === 'open') return open(ort, request);
+  if (request.kind === 'run') return run(ort, request, transfer);
+  const session = sessions.get(request.session);
+  sessions.delete(request.session);
+  await session?.release();
+  return { kind: 'released', id: request.id };
+}
+
 async function main(): Promise<void> {
   let ort: OrtModule;
-  let session: OrtSession;
   try {
     ort = await importOnnxRuntime();
-    const options: OrtSessionOptions = {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      executionMode: 'sequential',
-      intraOpNumThreads: init.threads,
-      interOpNumThreads: 1,
-    };
-    // A plain copy of the bytes: the pool shares them between workers in a SharedArrayBuffer.
-    session = await ort.InferenceSession.create(
-      typeof init.model === 'string' ? init.model : new Uint8Array(init.model),
-      options,
-    );
   } catch (cause) {
-    port?.postMessage({ kind: 'failed', message: message(cause) } satisfies WorkerHello);
+    port?.postMessage({ kind: 'load-failed', message: message(cause) } satisfies WorkerHello);
     return;
   }
   port?.on('message', (request: WorkerRequest) => {
     void (async () => {
-      let reply: WorkerReply;
       const transfer: ArrayBuffer[] = [];
+      let reply: WorkerReply;
       try {
-        const feeds: Record<string, OrtTensor> = {};
-        for (const [name, t] of Object.entries(request.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-        const results = await session.run(feeds, request.outputs);
-        const outputs: Record<string, TensorData> = {};
-        for (const name of request.outputs) {
-          const t = toTensorData(results[name]);
-          if (!t) throw new Error(`output '${name}' is missing or not float32/int64`);
-          outputs[name] = t;
-          transfer.push(t.data.buffer as ArrayBuffer);
-        }
-        reply = { id: request.id, outputs };
+        reply = await answer(ort, request, transfer);
       } catch (cause) {
-        reply = { id: request.id, error: message(cause) };
+        reply = { kind: 'failed', id: request.id, message: message(cause) };
       }
       port.postMessage(reply, transfer);
     })();
   });
-  port?.postMessage({
-    kind: 'ready',
-    inputNames: [...session.inputNames],
-    outputNames: [...session.outputNames],
-  } satisfies WorkerHello);
+  port?.postMessage({ kind: 'loaded' } satisfies WorkerHello);
 }
 
 void main();

@@ -1,5 +1,5 @@
 /**
- * A value now or later. The SQL engine is written once over both drivers: better-sqlite3 answers
+ * A value now or later. The SQL engine is written once over both drivers: the SQLite driver answers
  * synchronously (and its transactions must not yield), node-postgres asynchronously. Steps chained
  * with {@link andThen} stay synchronous when every step is, so the SQLite paths never touch the
  * microtask queue and a SQLite transaction runs start to end without another call interleaving.

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../util/sqlite-database.js';
 import { EngramError } from '../../model/errors.js';
 import { isSqliteBusy } from './sqlite-errors.js';
 
@@ -168,7 +168,7 @@ CREATE INDEX formation_jobs_created ON formation_jobs (tenant, created_at, id);
  * the same new file do not both apply it). Idempotent.
  */
 export function applySqliteMigrations(
-  db: Database.Database,
+  db: SqliteDatabase,
   migrations: readonly SqliteMigration[] = SQLITE_MIGRATIONS,
   clock: () => Date = () => new Date(),
 ): number {

@@ -13,7 +13,7 @@ export function isSqliteBusy(error: unknown): boolean {
 }
 
 /**
- * Maps a better-sqlite3 error to an EngramError with a stable code:
+ * Maps a SQLite driver error to an EngramError with a stable code:
  * busy/locked -> STORE_BUSY (retryable), unique/primary key -> CONFLICT, anything else ->
  * STORE_ERROR. EngramErrors pass through unchanged.
  */

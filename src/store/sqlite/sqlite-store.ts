@@ -1,7 +1,8 @@
-import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+
 import { EngramError } from '../../model/errors.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../util/sqlite-database.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
@@ -47,8 +48,8 @@ const SQL = {
   pruneChanges: 'DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?',
 } as const;
 
-function openDatabase(options: ResolvedSqliteOptions): Database.Database {
-  const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+function openDatabase(options: ResolvedSqliteOptions): SqliteDatabase {
+  const db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs });
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   if (options.path !== ':memory:' && options.path !== '') db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
@@ -58,7 +59,7 @@ function openDatabase(options: ResolvedSqliteOptions): Database.Database {
 }
 
 /**
- * The SQLite backend of the store engine (better-sqlite3, WAL, FTS5, float32 vector BLOBs, an
+ * The SQLite backend of the store engine (libsql's SQLite, WAL, FTS5, float32 vector BLOBs, an
  * in-memory exact vector cache kept in step across processes). Synchronous inside: every call
  * runs to the end before it returns its promise.
  */
@@ -66,7 +67,7 @@ export class SqliteStore extends SqlMemoryStore {
   readonly kind = 'sqlite';
   protected readonly dialect = sqliteDialect;
   protected readonly runner: SqliteRunner;
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly options: ResolvedSqliteOptions;
   private readonly lexical: SqliteLexicalSearch;
   /** Created on the first dense search (the schema must exist by then). */
@@ -86,7 +87,7 @@ export class SqliteStore extends SqlMemoryStore {
   }
 
   /** The underlying connection, for diagnostics and tests. Do not write through it. */
-  get database(): Database.Database {
+  get database(): SqliteDatabase {
     this.assertOpen();
     return this.db;
   }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
 import type { MemoryText } from '../memory-store.js';
 import { VALID_FROM_SQL } from '../sql/filter-where.js';
@@ -105,23 +105,23 @@ function blobVector(blob: Buffer, dim: number): Float32Array | null {
  * the log entries after the last seen `seq` (re-reading those rows, which is idempotent).
  */
 export class VectorCache {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly options: VectorCacheOptions;
   private readonly partitions = new Map<string, LoadedPartition>();
   private lastSeq = 0;
   private dataVersion = -1;
-  private readonly dataVersionStmt: Database.Statement<[], number>;
+  private readonly dataVersionStmt: SqliteStatement<[], number>;
   private dirty = true;
   private clock = 0;
   /** Rows skipped because their blob had the wrong length (observability, tests). */
   corruptSkipped = 0;
 
-  private readonly maxSeqStmt: Database.Statement<[], { seq: number | null }>;
-  private readonly minSeqStmt: Database.Statement<[], { seq: number | null }>;
-  private readonly changesStmt: Database.Statement<[number], ChangeRow>;
-  private readonly rowStmt: Database.Statement<[string, string], VectorRow & { text: string }>;
+  private readonly maxSeqStmt: SqliteStatement<[], { seq: number | null }>;
+  private readonly minSeqStmt: SqliteStatement<[], { seq: number | null }>;
+  private readonly changesStmt: SqliteStatement<[number], ChangeRow>;
+  private readonly rowStmt: SqliteStatement<[string, string], VectorRow & { text: string }>;
 
-  constructor(db: Database.Database, options: VectorCacheOptions) {
+  constructor(db: SqliteDatabase, options: VectorCacheOptions) {
     this.db = db;
     this.options = options;
     this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
