@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteDatabase, type SqliteDatabase } from '../util/sqlite-database.js';
 
 import { EngramError } from '../model/errors.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
@@ -67,11 +67,10 @@ function parseRow(row: Row): TenantSettings {
 /** Opens (and creates when missing) the tenant settings database at `path`. */
 export function openTenantSettings(options: { path: string; clock?: (() => Date) | undefined }): TenantSettingsStore {
   const clock = options.clock ?? (() => new Date());
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
-    db = new Database(options.path);
+    db = openSqliteDatabase(options.path);
     db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
     db.exec(SCHEMA);
   } catch (cause) {
     throw new EngramError('STORE_ERROR', `cannot open the tenant settings database ${options.path}`, { cause });
