@@ -37,8 +37,11 @@ export interface ScrubOptions {
   policy: SafetyPolicy;
   /** Count only; write nothing. @default false */
   dryRun?: boolean | undefined;
-  /** Re-embeds masked text when it is the model of the memory's vector; otherwise the vector is dropped. */
-  embedder?: Embedder | undefined;
+  /**
+   * The embedder that re-embeds masked text when it is the model of the memory's vector (otherwise
+   * the vector is dropped); opened on the first masked text that has a vector. @default none (vectors dropped)
+   */
+  embedder?: (() => Promise<Embedder>) | undefined;
   /** Memories per page. @default 200 */
   pageSize?: number | undefined;
   onProgress?: ((scanned: number) => void) | undefined;
@@ -83,9 +86,10 @@ function scrubPatch(
 async function vectorFor(
   memory: Memory,
   text: string | undefined,
-  embedder: Embedder | undefined,
+  open: (() => Promise<Embedder>) | undefined,
 ): Promise<StoreVector | undefined> {
   if (text === undefined || memory.embedding === null) return undefined;
+  const embedder = await open?.();
   if (embedder === undefined || embedder.model !== memory.embedding.model) return null;
   const [vector] = (await embedder.embed([text])) as [Float32Array];
   return { vector, embedding: { model: embedder.model, dim: vector.length } };

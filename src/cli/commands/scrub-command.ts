@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 
+import type { Embedder } from '../../embed/embedder.js';
 import { resolveEmbedder } from '../../embed/index.js';
 import { WriteGuard } from '../../safety/write-guard.js';
 import { openStore } from '../../store/open-store.js';
@@ -55,22 +56,24 @@ export function registerScrub(program: Command, globals: () => GlobalOptions): v
       try {
         const policy = await guard.policy(options.tenant);
         // Masked text is re-embedded with the configured embedder when it made the memory's vector.
-        const embedder =
-          flags.dryRun === true
-            ? undefined
-            : await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
+        let embedder: Promise<Embedder> | undefined;
+        const openEmbedder = (): Promise<Embedder> =>
+          (embedder ??= resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite'));
         try {
           const summary = await scrubTenant(store, {
             tenant: options.tenant,
             policy,
             dryRun: flags.dryRun,
-            embedder,
+            embedder: openEmbedder,
             onProgress: (n) => progress.update(n, null),
           });
           progress.stop();
           console.log(options.json ? JSON.stringify(summary) : describe(options.tenant, summary));
         } finally {
-          await embedder?.close?.();
+          await embedder?.then(
+            (e) => e.close?.(),
+            () => undefined,
+          );
         }
       } finally {
         progress.stop();
