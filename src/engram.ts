@@ -40,12 +40,31 @@ import type { SearchResult } from './model/search-result.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
 import { WriteGuard, type WriteSafetyOptions } from './safety/write-guard.js';
+import { FormationGuard } from './safety/formation-guard.js';
+import { resolveValidity } from './model/resolve-validity.js';
+import type {
+  FormationJobsRequest,
+  FormationStatus,
+  HistoryRequest,
+  RememberOptions,
+  RememberResult,
+} from './model/formation/formation-api.js';
+import type { HistoryEvent } from './model/formation/history.js';
+import type { FormationJob } from './model/formation/work-queue.js';
+import { distinctHits, withValidity } from './model/distinct-hits.js';
+import type { FormationEvent } from './formation/formation-event.js';
+import type { FormationOptions } from './formation/formation-options.js';
+import type { FormationService } from './formation/formation-service.js';
+import type { ApplyContext } from './model/formation/formation-store.js';
+import { openFormationService } from './formation/open-formation-service.js';
 
 /** Something Engram reports without throwing (background failures, degraded calls). */
 export interface EngramEvent {
-  type: 'usage-error' | 'store-retry';
+  type: 'usage-error' | 'store-retry' | 'formation';
   error?: unknown;
   detail?: Record<string, unknown>;
+  /** What formation's background work did (type `formation`). */
+  formation?: FormationEvent | undefined;
 }
 
 /** Defaults applied to every {@link Engram.recall} call. */
@@ -91,6 +110,12 @@ export interface EngramOptions {
    * call's `safety` can only tighten. @default {} (secrets, cards, IBANs masked; flagging on)
    */
   safety?: WriteSafetyOptions | undefined;
+  /**
+   * Memory formation: `remember` and capture store turns as deduplicated episodes (always, on a
+   * store with formation storage); with an LLM (or the rule-based extractor) a background worker
+   * forms time-valid facts from them. @default {} (no LLM: episodes only)
+   */
+  formation?: FormationOptions | undefined;
 }
 
 /** Extra recall options of the in-process facade. */
@@ -141,6 +166,8 @@ export class Engram implements MemoryApi {
   /** Candidates' tokens, reused across recalls (keyed by id and last update). */
   private readonly tokenCache = new TokenCache();
   private readonly guard: WriteGuard;
+  /** Null when the store has no formation storage (a custom store). */
+  private readonly formation: FormationService | null;
   private closed = false;
 
   private constructor(options: EngramOptions) {
@@ -152,6 +179,53 @@ export class Engram implements MemoryApi {
     this.clock = options.clock ?? (() => new Date());
     this.generateId = options.generateId ?? randomUUID;
     this.guard = new WriteGuard(options.safety);
+    this.formation = this.openFormation();
+  }
+
+  private openFormation(): FormationService | null {
+    const store = this.store.formation;
+    if (!store) return null;
+    return openFormationService({
+      store,
+      options: this.options.formation ?? {},
+      embedder: this.embedder,
+      newId: this.generateId,
+      env: this.options.env ?? process.env,
+      embed: async (texts, scope) => {
+        await this.checkModel(scope);
+        const vectors = await this.embed(texts);
+        return { vectors, embedding: { model: this.embedder.model, dim: vectors[0]?.length ?? this.embedder.dim } };
+      },
+      recall: (query, options) => this.recallWith(query, options, false),
+      clock: this.clock,
+      limits: this.limits,
+      withRetry: (fn) => this.withRetry(fn),
+      archiveTurns: (tenant, ids, context) => this.archiveTurns(tenant, ids, context),
+      guard: new FormationGuard(this.guard),
+      onEvent: (event) => this.options.onEvent?.({ type: 'formation', formation: event }),
+    });
+  }
+
+  /** Formation's `archive` of formed turns: each still-active episode archived, recorded with the window's cause. */
+  private async archiveTurns(tenant: string, ids: string[], context: ApplyContext): Promise<void> {
+    const active = (await this.withRetry(() => this.store.get(tenant, ids))).filter((m) => m.status === 'activated');
+    const write = { cause: context.cause, caller: context.caller, at: context.at, sourceTurnIds: ids };
+    for (const memory of active) {
+      await this.withRetry(() =>
+        this.store.update(tenant, memory.id, { status: 'archived', updatedAt: context.at }, undefined, write),
+      );
+    }
+  }
+
+  private formationOf(): FormationService {
+    this.ensureOpen();
+    if (!this.formation) {
+      throw new EngramError(
+        'UNSUPPORTED',
+        `the ${this.store.kind} store has no formation storage (episodes, history, queue)`,
+      );
+    }
+    return this.formation;
   }
 
   /** Opens Engram over a store and an embedder, applying pending store migrations. */
@@ -359,6 +433,11 @@ export class Engram implements MemoryApi {
    * its score. Hits below the threshold are returned separately in `cut`.
    */
   async recall(query: string, options: LocalRecallOptions): Promise<RecallResult> {
+    return this.recallWith(query, options, this.options.trackUsage !== false);
+  }
+
+  /** Recall, recording the hits' use only when `track` (formation's neighbour lookups do not). */
+  private async recallWith(query: string, options: LocalRecallOptions, track: boolean): Promise<RecallResult> {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     rejectUnknownFields(options, LOCAL_RECALL_OPTION_NAMES, 'recall');
@@ -374,6 +453,8 @@ export class Engram implements MemoryApi {
     const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
     if (!profile)
       throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
+    const validity = resolveValidity(options, this.clock);
+    filter.validAt = validity.validAt;
     const weights = profile.resolveWeights({
       option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
       config: this.recallDefaults.lexicalWeights,
@@ -397,15 +478,25 @@ export class Engram implements MemoryApi {
           embedMs,
         ),
       );
+    const include = options.includeFlagged === true;
     // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
-    const result = await rankWithholding(rank, limit, this.limits.maxLimit, options.includeFlagged === true);
-    if (this.options.trackUsage !== false && result.hits.length > 0) {
+    let result = await rankWithholding(rank, limit, this.limits.maxLimit, include);
+    // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
+    const repeated = result.hits.length - distinctHits(result.hits).length;
+    if (repeated > 0)
+      result = await rankWithholding(rank, Math.min(limit + repeated, this.limits.maxLimit), this.limits.maxLimit, include);
+    const hits = distinctHits(result.hits).slice(0, limit);
+    const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
+    const explained = validity.includeSuperseded
+      ? { hits: withValidity(hits, validity.at), cut: withValidity(cut, validity.at) }
+      : { hits, cut };
+    if (track && explained.hits.length > 0) {
       this.recordUsage(
         filter.scope.tenant,
-        result.hits.map((h) => h.memory.id),
+        explained.hits.map((h) => h.memory.id),
       );
     }
-    return { query: text, ...result };
+    return { query: text, ...result, ...explained };
   }
 
   private searcherInstance: Searcher | undefined;
@@ -445,8 +536,10 @@ export class Engram implements MemoryApi {
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = await this.guard.query(validateText(query, this.limits.maxQueryLength, 'query'), filter.scope.tenant);
+    const validity = resolveValidity(options, this.clock);
     await this.checkModel(filter.scope);
-    return this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
+    const result = await this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types });
+    return validity.includeSuperseded ? { ...result, hits: withValidity(result.hits, validity.at) } : result;
   }
 
   private recordUsage(tenant: string, ids: string[]): void {
@@ -463,7 +556,11 @@ export class Engram implements MemoryApi {
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
   async reembed(
-    options: WriteOptions & { embedder?: Embedder; batchSize?: number; onProgress?: (done: number, total: number) => void },
+    options: WriteOptions & {
+      embedder?: Embedder;
+      batchSize?: number;
+      onProgress?: (done: number, total: number) => void;
+    },
   ): Promise<number> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
@@ -484,11 +581,17 @@ export class Engram implements MemoryApi {
       for (const [i, memory] of page.items.entries()) {
         const vector = vectors[i] as Float32Array;
         await this.withRetry(() =>
-          this.store.update(scope.tenant, memory.id, { updatedAt: memory.updatedAt }, { vector, embedding }, {
-            cause: { type: 're-embed', model: embedder.model },
-            caller: options.caller,
-            at: this.clock().toISOString(),
-          }),
+          this.store.update(
+            scope.tenant,
+            memory.id,
+            { updatedAt: memory.updatedAt },
+            { vector, embedding },
+            {
+              cause: { type: 're-embed', model: embedder.model },
+              caller: options.caller,
+              at: this.clock().toISOString(),
+            },
+          ),
         );
       }
       done += page.items.length;
@@ -499,9 +602,53 @@ export class Engram implements MemoryApi {
     return done;
   }
 
-  /** Waits for background work, then closes the store and embedder (unless `ownResources` is false). */
+  /**
+   * Stores a conversation's turns as episodes and queues the formation of facts from them, in one
+   * transaction; resolves once both are durable (extraction and consolidation run later, in the
+   * background). A text already in the scope adds a source and a count to its episode; a replayed
+   * message (same session and `messageId`) changes nothing. Nothing of an invalid transcript is
+   * stored: `INVALID_INPUT` (shape, unknown role or field, bad date), `INVALID_TEXT` (blank),
+   * `TEXT_TOO_LONG`, `PAYLOAD_TOO_LARGE` (more than 1,000 turns); `STORE_BUSY` (retryable) when
+   * the tenant's formation backlog is full.
+   */
+  async remember(messages: unknown[], options: RememberOptions): Promise<RememberResult> {
+    return this.formationOf().remember(messages, options);
+  }
+
+  /** A memory's changes, oldest first; the history outlives a hard delete. Empty for an unknown id. */
+  async history(id: string, options: HistoryRequest): Promise<Page<HistoryEvent>> {
+    return this.formationOf().history(id, options);
+  }
+
+  /** What formation is configured with, the tenant's queue, and its dead letters. */
+  async formationStatus(options: Scoped): Promise<FormationStatus> {
+    return this.formationOf().status(options);
+  }
+
+  /** A page of the tenant's formation jobs. */
+  async formationJobs(options: FormationJobsRequest): Promise<Page<FormationJob>> {
+    return this.formationOf().jobs(options);
+  }
+
+  /** Moves a dead formation job back to the queue (NOT_FOUND when it is not a dead job of the tenant). */
+  async requeueFormation(jobId: string, options: Scoped): Promise<FormationJob> {
+    return this.formationOf().requeue(jobId, options);
+  }
+
+  /**
+   * Resolves when formation has nothing waiting in the tenants this instance wrote into (or in
+   * `scope`'s tenant): open capture windows are enqueued, then queued, running and retrying jobs
+   * are waited for (a dead job does not wait). Rejects with TIMEOUT after `timeoutMs`.
+   */
+  async idle(options: { scope?: Scope | undefined; timeoutMs?: number | undefined } = {}): Promise<void> {
+    this.ensureOpen();
+    await this.formation?.idle(options);
+  }
+
+  /** Enqueues open capture windows, stops formation's worker, waits for background work, then closes the store and embedder (unless `ownResources` is false). */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.formation?.close();
     await Promise.allSettled([...this.pending]);
     this.closed = true;
     if (this.options.ownResources !== false) {

@@ -6,6 +6,7 @@ import { searchConfigFromEnv } from '../search/search-config-from-env.js';
 import { EngramError } from '../model/errors.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
 import { dataDirTenantPolicy } from '../tenant/tenant-settings.js';
+import { formationOptionsFromEnv } from '../formation/formation-options.js';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -49,14 +50,30 @@ export function safetyPolicyFromEnv(
   }
 }
 
+/** What a command does with formation's background worker. */
+export interface OpenSettings {
+  /**
+   * Run the formation worker in this process: the long-running commands (`serve`, `mcp`,
+   * `formation run`) and `remember` waiting for its facts do; a one-shot command never takes
+   * jobs it would have to abandon on exit. @default false
+   */
+  formationWorker?: boolean | undefined;
+}
+
 /**
  * The facade settings every command opens Engram with, besides store and embedder: the LLM, web
  * search and rerank services named by the environment (ENGRAM_LLM, ENGRAM_SEARXNG_URL,
  * ENGRAM_RERANK_URL, …) and the instance's write-safety policy (ENGRAM_SAFETY). `engram search`,
- * `engram serve` and `engram mcp` all search with these.
+ * `engram serve` and `engram mcp` all search with these; formation takes its LLM from
+ * ENGRAM_FORMATION_LLM or ENGRAM_LLM the same way.
  */
-export function engramOptionsFromEnv(): Omit<EngramOptions, 'store' | 'embedder'> {
-  return { search: searchConfigFromEnv(), safety: { policy: safetyPolicyFromEnv() } };
+export function engramOptionsFromEnv(settings: OpenSettings = {}): Omit<EngramOptions, 'store' | 'embedder'> {
+  const formation = formationOptionsFromEnv();
+  return {
+    search: searchConfigFromEnv(),
+    formation: settings.formationWorker ? formation : { ...formation, worker: false },
+    safety: { policy: safetyPolicyFromEnv() },
+  };
 }
 
 /** The data directory whose tenant settings apply when a command names none. */
@@ -68,13 +85,14 @@ export const DEFAULT_DATA_DIR = '.engram';
  */
 export async function openEngram(
   options: GlobalOptions,
+  settings: OpenSettings = {},
   overrides: Pick<EngramOptions, 'recall' | 'trackUsage'> = {},
   dataDir = DEFAULT_DATA_DIR,
 ): Promise<Engram> {
   const store = await openStore(options.store ?? process.env['ENGRAM_STORE']);
   try {
     const embedder = await resolveEmbedder(options.embedder ?? process.env['ENGRAM_EMBEDDER'] ?? 'use-lite');
-    const env = engramOptionsFromEnv();
+    const env = engramOptionsFromEnv(settings);
     const safety = { ...env.safety, tenantPolicy: dataDirTenantPolicy(dataDir) };
     return await Engram.open({ ...env, safety, store, embedder, ...overrides });
   } catch (error) {
@@ -84,8 +102,12 @@ export async function openEngram(
 }
 
 /** Opens Engram from the flags, runs `fn`, and always closes it. */
-export async function withEngram<T>(options: GlobalOptions, fn: (engram: Engram) => Promise<T>): Promise<T> {
-  const engram = await openEngram(options);
+export async function withEngram<T>(
+  options: GlobalOptions,
+  fn: (engram: Engram) => Promise<T>,
+  settings: OpenSettings = {},
+): Promise<T> {
+  const engram = await openEngram(options, settings);
   try {
     return await fn(engram);
   } finally {

@@ -29,9 +29,14 @@ export function formatHits(result: RecallResult, explain: boolean): string {
   columns.push(
     { header: 'type', value: (h) => h.memory.type.replace(/Memory$/, '') },
     { header: 'stated', value: (h) => day(h.memory.statedAt) },
-    { header: 'text', value: (h) => h.memory.text, max: explain ? 60 : 80 },
   );
-  const table = renderTable(result.hits.map((h, i) => ({ ...h, rank: i + 1 })), columns);
+  if (result.hits.some((h) => h.explanation.validity))
+    columns.push({ header: 'valid', value: (h) => h.explanation.validity?.state ?? '' });
+  columns.push({ header: 'text', value: (h) => h.memory.text, max: explain ? 60 : 80 });
+  const table = renderTable(
+    result.hits.map((h, i) => ({ ...h, rank: i + 1 })),
+    columns,
+  );
   if (!explain) return table;
   const t = result.timings;
   return (

@@ -15,6 +15,9 @@ import { registerStats } from './commands/stats-command.js';
 import { registerSafety } from './commands/safety-command.js';
 import { registerScrub } from './commands/scrub-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
+import { registerRemember } from './commands/remember-command.js';
+import { registerHistory } from './commands/history-command.js';
+import { registerFormation } from './commands/formation-command.js';
 
 /** Where the CLI writes its errors (stderr; tests pass their own). */
 export interface CliOutput {
@@ -62,6 +65,9 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerDemo(program, globals);
   registerAdd(program, globals);
   registerImport(program, globals);
+  registerRemember(program, globals);
+  registerHistory(program, globals);
+  registerFormation(program, globals);
   registerRecall(program, globals);
   registerSearch(program, globals);
   registerEval(program, globals);

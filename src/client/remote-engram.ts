@@ -7,6 +7,15 @@ import { validateScope } from '../model/validate.js';
 import type { RemoteSearchOptions } from '../model/request-fields.js';
 import type { SearchResult } from '../model/search-result.js';
 import type { MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
+import type {
+  FormationJobsRequest,
+  FormationStatus,
+  HistoryRequest,
+  RememberOptions,
+  RememberResult,
+} from '../model/formation/formation-api.js';
+import type { HistoryEvent } from '../model/formation/history.js';
+import type { FormationJob } from '../model/formation/work-queue.js';
 
 /** The fetch function the client uses (the global `fetch` or any compatible one). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -249,6 +258,8 @@ export class RemoteEngram implements MemoryApi {
       lexicalWeight: options.lexicalWeight,
       lexicalWeightShort: options.lexicalWeightShort,
       includeFlagged: options.includeFlagged,
+      asOf: options.asOf instanceof Date ? options.asOf.toISOString() : options.asOf,
+      includeSuperseded: options.includeSuperseded,
       explain: this.options.explain || undefined,
     };
     return this.call<RecallResult>('POST', '/v1/recall', scope, body, options.signal);
@@ -262,6 +273,49 @@ export class RemoteEngram implements MemoryApi {
     const scope = validateScope(options?.scope);
     const { signal, scope: _scope, ...rest } = options;
     return this.call<SearchResult>('POST', '/v1/search', scope, { ...rest, query, scope: scopeBody(scope) }, signal);
+  }
+
+  /** Stores a conversation as episodes on the server; its facts are formed there in the background. */
+  async remember(messages: unknown[], options: RememberOptions): Promise<RememberResult> {
+    const scope = validateScope(options?.scope);
+    const body = { scope: scopeBody(scope), messages, origin: options.origin };
+    return this.call<RememberResult>('POST', '/v1/remember', scope, body);
+  }
+
+  /** A memory's changes, oldest first. */
+  async history(id: string, options: HistoryRequest): Promise<Page<HistoryEvent>> {
+    const scope = validateScope(options?.scope);
+    const query = queryString({ ...scopeBody(scope), limit: options.limit, cursor: options.cursor });
+    return this.call<Page<HistoryEvent>>(
+      'GET',
+      `/v1/memories/${encodeURIComponent(String(id))}/history${query}`,
+      scope,
+    );
+  }
+
+  /** The server's formation configuration, the tenant's queue and its dead letters. */
+  async formationStatus(options: Scoped): Promise<FormationStatus> {
+    const scope = validateScope(options?.scope);
+    return this.call<FormationStatus>('GET', `/v1/formation/status${queryString(scopeBody(scope))}`, scope);
+  }
+
+  /** A page of the tenant's formation jobs. */
+  async formationJobs(options: FormationJobsRequest): Promise<Page<FormationJob>> {
+    const scope = validateScope(options?.scope);
+    const query = queryString({
+      ...scopeBody(scope),
+      states: options.states,
+      limit: options.limit,
+      cursor: options.cursor,
+    });
+    return this.call<Page<FormationJob>>('GET', `/v1/formation/jobs${query}`, scope);
+  }
+
+  /** Moves a dead formation job back to the queue. */
+  async requeueFormation(jobId: string, options: Scoped): Promise<FormationJob> {
+    const scope = validateScope(options?.scope);
+    const path = `/v1/formation/jobs/${encodeURIComponent(String(jobId))}/requeue`;
+    return (await this.call<{ job: FormationJob }>('POST', path, scope, { scope: scopeBody(scope) })).job;
   }
 
   /** Marks the client closed; later calls throw STORE_CLOSED. The server is not affected. */

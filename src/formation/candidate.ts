@@ -36,6 +36,8 @@ export interface Candidate {
    */
   validFrom: string;
   extractedBy: ExtractorInfo;
+  /** Who said it: the one speaker of all its source turns, else null (kept as the fact's `metadata.speaker`, where recall reads it). @default null */
+  speaker?: string | null | undefined;
 }
 
 /** Why part of an extractor's output was not used. */

@@ -103,6 +103,14 @@ export function finishCandidate(
     when,
     validFrom: when && startsBefore && raw.kind !== 'event' ? when.start : statedAt,
     extractedBy: extractor,
+    speaker: oneSpeaker(sources),
   };
   return { candidate, dropped };
+}
+
+/** The speaker every turn shares, or null (none named, or several people). */
+function oneSpeaker(turns: ReadonlyArray<{ speaker: string | null }>): string | null {
+  const names = new Set(turns.map((t) => t.speaker));
+  const [only] = names;
+  return names.size === 1 && only !== undefined ? only : null;
 }

@@ -51,21 +51,46 @@ function mergeRepeats(candidates: Candidate[]): Candidate[] {
   return [...byText.values()];
 }
 
+/** A window's extraction, before consolidation: what does not depend on the facts formed so far. */
+export interface ExtractedWindow {
+  key: string;
+  window: ExtractionWindow;
+  extraction: ExtractionResult;
+  /** The extracted candidates after merging those with the same text and key. */
+  candidates: Candidate[];
+}
+
 /**
- * Forms one window: one extraction call, the neighbours of each candidate (in parallel), one
- * consolidation call, and the resulting operations. Pure of storage: the caller applies
- * `operations` in the transaction that marks the window's job done. Rejects only when extraction
- * fails (retryable per its error); consolidation falls back to rules by itself. Neighbours that
- * are not current, or are the window's own turns, are left out whatever the finder returns.
+ * The first half of forming a window: its one extraction call. It reads nothing stored, so the
+ * windows of one scope can be extracted at the same time; only {@link consolidateWindow} must
+ * see the facts of the windows before it.
  */
-export async function formWindow(
-  deps: FormationDeps,
+export async function extractWindow(
+  deps: Pick<FormationDeps, 'extractor'>,
   window: ExtractionWindow,
-  options: { signal?: AbortSignal } = {},
-): Promise<WindowOutcome> {
-  const key = windowKey(window, deps.extractor);
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<ExtractedWindow> {
   const extraction = await deps.extractor.extract(window, { signal: options.signal });
-  const candidates = mergeRepeats(extraction.candidates);
+  return {
+    key: windowKey(window, deps.extractor),
+    window,
+    extraction,
+    candidates: mergeRepeats(extraction.candidates),
+  };
+}
+
+/**
+ * The second half: the neighbours of each candidate (in parallel), one consolidation call, and
+ * the resulting operations. Neighbours that are not current, or are the window's own turns, are
+ * left out whatever the finder returns. Never rejects because of the LLM: consolidation falls back
+ * to the rules by itself.
+ */
+export async function consolidateWindow(
+  deps: FormationDeps,
+  extracted: ExtractedWindow,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<WindowOutcome> {
+  const { window, extraction, candidates } = extracted;
   const own = new Set(window.turns.map((t) => t.id));
   const limit = deps.neighbourLimit ?? 5;
   const items = await Promise.all(
@@ -79,7 +104,7 @@ export async function formWindow(
   );
   const consolidation = await deps.consolidator.consolidate({ scope: window.scope, items }, { signal: options.signal });
   return {
-    key,
+    key: extracted.key,
     turns: window.turns.length,
     extraction,
     candidates,
@@ -87,4 +112,18 @@ export async function formWindow(
     operations: consolidation.operations,
     usage: { extraction: extraction.usage, consolidation: consolidation.usage },
   };
+}
+
+/**
+ * Forms one window: one extraction call, the neighbours of each candidate, one consolidation
+ * call, and the resulting operations. Pure of storage: the caller applies `operations` in the
+ * transaction that marks the window's job done. Rejects only when extraction fails (retryable per
+ * its error).
+ */
+export async function formWindow(
+  deps: FormationDeps,
+  window: ExtractionWindow,
+  options: { signal?: AbortSignal } = {},
+): Promise<WindowOutcome> {
+  return consolidateWindow(deps, await extractWindow(deps, window, options), options);
 }

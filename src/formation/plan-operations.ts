@@ -34,6 +34,7 @@ function newMemory(candidate: Candidate, id: string, validTo: string | null, sup
         confidence: candidate.confidence,
         when: candidate.when?.label ?? null,
       },
+      ...(candidate.speaker ? { speaker: candidate.speaker } : {}),
     },
     statedAt: candidate.statedAt,
     validFrom: candidate.validFrom,

@@ -30,6 +30,12 @@ export interface ContextBlockOptions {
   preamble?: string | undefined;
   /** @default 'stated-or-created' */
   timestamp?: TimestampSource | undefined;
+  /**
+   * Say when each fact became true: `(since 2026-02-01)` after a memory's text, and for a memory
+   * whose validity ended (recalled with `includeSuperseded`) `(2024-05-10 – 2026-02-01, superseded)`.
+   * Conversation turns (`WorkingMemory`) get no such note. @default false
+   */
+  since?: boolean | undefined;
   /** Add a `## Summaries` section with the summaries of the included memories. @default true */
   summaries?: boolean | undefined;
   /** At most this many memory lines. @default 20 */
@@ -86,9 +92,26 @@ function cut(text: string, max: number): string {
     .trimEnd()}…`;
 }
 
-function memoryLine(memory: Memory, timestamp: TimestampSource, maxItemChars: number): string | null {
-  const text = cut(sanitizeMemoryText(memory.text), maxItemChars);
-  if (text === '') return null;
+/** `YYYY-MM-DD` (UTC), or null for an unparsable timestamp. */
+function formatDay(iso: string | null): string | null {
+  return iso === null ? null : (formatStamp(iso)?.slice(0, 10) ?? null);
+}
+
+/** ` (since D)`, ` (D1 – D2, superseded)` or ` (D1 – D2)` for a fact; empty for a turn or unknown dates. */
+function validityNote(memory: Memory): string {
+  if (memory.type === 'WorkingMemory') return '';
+  const from = formatDay(memory.validFrom);
+  if (from === null) return '';
+  const to = formatDay(memory.validTo);
+  if (to === null) return ` (since ${from})`;
+  return ` (${from} – ${to}${memory.supersededBy ? ', superseded' : ''})`;
+}
+
+function memoryLine(memory: Memory, timestamp: TimestampSource, maxItemChars: number, since: boolean): string | null {
+  const cutText = cut(sanitizeMemoryText(memory.text), maxItemChars);
+  if (cutText === '') return null;
+  const note = since ? validityNote(memory) : '';
+  const text = note === '' ? cutText : `${cutText.replace(/[.!?。！？]$/u, '')}${note}`;
   const source =
     timestamp === 'none' ? null : (memory.statedAt ?? (timestamp === 'stated-or-created' ? memory.createdAt : null));
   const stamp = source === null ? null : formatStamp(source);
@@ -188,6 +211,7 @@ function resolveBlockOptions(options: ContextBlockOptions): BlockBounds {
     tag,
     preamble: (options.preamble ?? DEFAULT_PREAMBLE).replace(/\s*[\r\n]+\s*/g, ' '),
     timestamp: options.timestamp ?? 'stated-or-created',
+    since: options.since ?? false,
     summaries: options.summaries ?? true,
     maxMemories: positiveInt('maxMemories', options.maxMemories, 20),
     maxChars: positiveInt('maxChars', options.maxChars, 4000),
@@ -204,7 +228,7 @@ function distinctMemoryLines(hits: readonly Hit[], bounds: BlockBounds): Array<{
   const candidates: Array<{ hit: Hit; line: string }> = [];
   const seenLines = new Set<string>();
   for (const hit of hits) {
-    const line = memoryLine(hit.memory, bounds.timestamp, bounds.maxItemChars);
+    const line = memoryLine(hit.memory, bounds.timestamp, bounds.maxItemChars, bounds.since);
     if (line === null || seenLines.has(line)) continue;
     seenLines.add(line);
     candidates.push({ hit, line });

@@ -1,5 +1,6 @@
 import type { RecallResult } from '../model/api.js';
 import type { EngramError } from '../model/errors.js';
+import { normalizeTurnText } from '../model/formation/normalize-turn-text.js';
 import type { Scope } from '../model/scope.js';
 import { asEngramError } from './as-engram-error.js';
 import { recallWithinBudget, type CallRecall } from './budgeted-recall.js';
@@ -95,7 +96,9 @@ function injectHits<R>(
   result: RecallResult,
   recallMs: number,
 ): PreparedCall<R> {
-  const { hits } = result;
+  // A memory that only repeats the message (a captured copy of the same question) tells the model nothing.
+  const asked = normalizeTurnText(query);
+  const hits = result.hits.filter((hit) => normalizeTurnText(hit.memory.text) !== asked);
   if (hits.length === 0) {
     const reason = result.cut.length > 0 ? 'below-threshold' : 'no-hits';
     return skip(context, adapter, request, reason, query, scope, { recallMs });

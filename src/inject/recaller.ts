@@ -6,8 +6,11 @@ import type { MemoryApi } from '../model/api.js';
  */
 export type Recaller = Pick<MemoryApi, 'recall'>;
 
+/** What capture through formation needs: `remember` within an explicit scope. */
+export type FormationWriter = Pick<MemoryApi, 'remember'>;
+
 /**
- * What capture needs from Engram: an atomic batch add within an explicit scope.
- * The facade and the remote client both satisfy it.
+ * What capture needs from Engram: an atomic batch add within an explicit scope, and `remember`
+ * to capture through formation. The facade and the remote client both satisfy it.
  */
-export type MemoryWriter = Pick<MemoryApi, 'addMany'>;
+export type MemoryWriter = Pick<MemoryApi, 'addMany'> & Partial<FormationWriter>;

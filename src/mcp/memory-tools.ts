@@ -1,26 +1,13 @@
 import { z } from 'zod';
-import { canSee, resolveScope, resolveSearchScope, type RequestedScope } from '../auth/principal-scope.js';
+import { principalCaller } from '../auth/principal-caller.js';
+import { canSee, resolveScope, resolveSearchScope } from '../auth/principal-scope.js';
 import { EngramError } from '../model/errors.js';
 import type { Memory } from '../model/memory.js';
 import { MEMORY_STATUSES } from '../model/memory-type.js';
-import { MemoryTypeSchema, scopeValue, wireSearchOptionFields } from '../wire/search-option-fields.js';
+import { MemoryTypeSchema, wireSearchOptionFields } from '../wire/search-option-fields.js';
+import { FORMATION_TOOLS } from './formation-tools.js';
+import { scopeArgs, splitScope } from './scope-args.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
-
-const scopeArgs = {
-  tenant: scopeValue.optional().describe("Ignored unless given: then it must equal the connection's tenant."),
-  user: scopeValue.optional().describe('Narrow to this user.'),
-  agent: scopeValue.optional().describe('Narrow to this agent.'),
-  session: scopeValue.optional().describe('Narrow to this session.'),
-  collection: scopeValue.optional().describe('Narrow to this collection.'),
-};
-
-type ScopeArgs = { [K in keyof typeof scopeArgs]?: string | undefined };
-
-/** The scope arguments of a call, and the rest. */
-function splitScope<T extends ScopeArgs>(args: T): { requested: RequestedScope; rest: Omit<T, keyof ScopeArgs> } {
-  const { tenant, user, agent, session, collection, ...rest } = args;
-  return { requested: { tenant, user, agent, session, collection }, rest };
-}
 
 function compact(memory: Memory): Record<string, unknown> {
   return {
@@ -55,7 +42,11 @@ const addMemory = defineTool({
   async run(args, { api, principal }) {
     const { requested, rest } = splitScope(args);
     const { safety, ...input } = rest;
-    const memory = await api.add(input, { scope: resolveScope(principal, requested, 'write'), safety });
+    const memory = await api.add(input, {
+      scope: resolveScope(principal, requested, 'write'),
+      caller: principalCaller(principal),
+      safety,
+    });
     return { memory: compact(memory) };
   },
 });
@@ -112,11 +103,17 @@ const deleteMemory = defineTool({
       const memory = await api.get(rest.id, { scope });
       if (!memory || !canSee(principal, memory)) return { deleted: false };
     }
-    return { deleted: await api.delete(rest.id, { scope }) };
+    return { deleted: await api.delete(rest.id, { scope, caller: principalCaller(principal) }) };
   },
 });
 
 /** The memory tools, under the same tenant rules as the HTTP API. */
-export const MEMORY_TOOLS: readonly McpTool[] = [addMemory, searchMemories, listMemories, deleteMemory];
+export const MEMORY_TOOLS: readonly McpTool[] = [
+  addMemory,
+  searchMemories,
+  listMemories,
+  deleteMemory,
+  ...FORMATION_TOOLS,
+];
 
 export const MEMORY_TOOL_NAMES: readonly string[] = MEMORY_TOOLS.map((t) => t.listing.name);

@@ -6,7 +6,9 @@ import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filte
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
 import type { SafetyPolicyPatch } from './safety-policy-patch.js';
+import type { FormationApi } from './formation/formation-api.js';
 import type { HistoryCaller } from './formation/history.js';
+import type { ValidityOptions } from './validity-options.js';
 
 /** Every call names its scope: there is no shared "current user". */
 export interface Scoped {
@@ -17,7 +19,7 @@ export interface Scoped {
 export type RecallProfile = 'engram' | 'seed';
 
 /** Options of {@link MemoryApi.recall}. */
-export interface RecallOptions extends Scoped {
+export interface RecallOptions extends Scoped, ValidityOptions {
   /** Number of memories returned. @default 5 */
   limit?: number | undefined;
   /** Minimum fused score; hits below it are dropped. @default 0.1 */
@@ -93,7 +95,7 @@ export interface WriteOptions extends Scoped {
  * The memory API, implemented in-process by {@link Engram} and over HTTP by the remote client.
  * Both run the same conformance tests.
  */
-export interface MemoryApi {
+export interface MemoryApi extends FormationApi {
   add(input: MemoryInput, options: WriteOptions): Promise<Memory>;
   /** Adds all or none. */
   addMany(inputs: MemoryInput[], options: WriteOptions): Promise<Memory[]>;

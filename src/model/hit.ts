@@ -31,6 +31,19 @@ export interface HitExplanation {
    * result's `withheld` list, or in `hits` when the call passed `includeFlagged`.
    */
   flagged?: MemoryFlag | undefined;
+  /** How the memory stands at the recall's instant; present when superseded memories were asked for. */
+  validity?: HitValidity | undefined;
+}
+
+/** Whether a recalled memory holds at the instant a recall is about (`asOf`, default now). */
+export interface HitValidity {
+  /** `superseded`: replaced by `supersededBy`; `ended`: stopped holding without a successor; `not-yet-valid`: begins after the instant. */
+  state: 'valid' | 'superseded' | 'ended' | 'not-yet-valid';
+  /** The instant (ISO-8601 UTC). */
+  at: string;
+  validFrom: string;
+  validTo: string | null;
+  supersededBy: string | null;
 }
 
 /** A recalled memory with its score and the explanation of that score. */

@@ -47,6 +47,8 @@ const SEARCH_OPTION_REACH = {
   context: 'wire',
   conversation: 'wire',
   includeFlagged: 'wire',
+  asOf: 'wire',
+  includeSuperseded: 'wire',
   sequential: 'local',
   signal: 'local',
 } as const satisfies Record<keyof SearchOptions, 'wire' | 'scope' | 'local'>;
@@ -81,6 +83,8 @@ const RECALL_OPTIONS = {
   lexicalWeight: true,
   lexicalWeightShort: true,
   includeFlagged: true,
+  asOf: true,
+  includeSuperseded: true,
   signal: true,
 } as const satisfies Record<keyof RecallOptions, true>;
 

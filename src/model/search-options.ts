@@ -4,12 +4,13 @@ import type { Scope } from './scope.js';
 import type { BucketLimits } from './bucket-limits.js';
 import type { BoostContext } from './boost-context.js';
 import type { PathName } from './path-name.js';
+import type { ValidityOptions } from './validity-options.js';
 
 /** `fast`: no LLM; `fine`: one LLM planning call; `deep`: fine plus multi-stage retrieve → reflect → retrieve. */
 export type SearchMode = 'fast' | 'fine' | 'deep';
 
 /** Options of one search. Only `scope` is required. */
-export interface SearchOptions {
+export interface SearchOptions extends ValidityOptions {
   /** Tenant and narrowing fields; every store call is restricted to it. */
   scope: Scope;
   /** @default 'fast' */

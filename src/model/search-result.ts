@@ -1,4 +1,5 @@
 import type { MemoryFlag } from './memory-flag.js';
+import type { HitValidity } from './hit.js';
 import type { Memory } from './memory.js';
 import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
 
@@ -24,6 +25,8 @@ export interface SearchExplanation {
   stage?: number | undefined;
   /** Why the memory was flagged on write as trying to instruct the model (see `SearchResult.withheld`). */
   flagged?: MemoryFlag | undefined;
+  /** How the memory stands at the search's instant; present when superseded memories were asked for. */
+  validity?: HitValidity | undefined;
 }
 
 /** One search result. */

@@ -23,6 +23,8 @@ import { timed } from './timed.js';
 import { toSearchHits } from './to-search-hits.js';
 import { withholdFlagged } from '../recall/withhold-flagged.js';
 import { memoryFlag } from '../model/memory-flag.js';
+import { resolveValidity, type ResolvedValidity } from '../model/resolve-validity.js';
+import { withValidity } from '../model/distinct-hits.js';
 
 /** What a {@link Searcher} is built from. Everything but store and embedder is optional. */
 export interface SearcherDeps {
@@ -101,7 +103,8 @@ export class Searcher {
       embedQueryTexts(embedder, planning.queryTexts, options.signal),
     );
     const collections = await readableCollections(options, this.deps.canRead);
-    const context = this.stageContext(options, settings, planning, collections.searched, degraded);
+    const validity = resolveValidity(options, this.deps.clock ?? (() => new Date()));
+    const context = this.stageContext(options, settings, planning, collections.searched, degraded, validity);
     const firstStage = {
       goal: planning.goal,
       queryTexts: planning.queryTexts,
@@ -127,7 +130,9 @@ export class Searcher {
       ? await this.reasonStep(query, deep.candidates, options, degraded)
       : [deep.candidates, 0];
 
-    const hits = withholdFlagged(toSearchHits(candidates, deep.rewrites), true).shown;
+    // With superseded memories included, each hit says how it stands at the search's instant.
+    const ranked = withholdFlagged(toSearchHits(candidates, deep.rewrites), true).shown;
+    const hits = validity.includeSuperseded ? withValidity(ranked, validity.at) : ranked;
     this.recordUsage(options.scope.tenant, hits);
     const best = [...withheld.values()].sort((a, b) => b.score - a.score).slice(0, settings.topK);
     return {
@@ -168,12 +173,14 @@ export class Searcher {
     planning: SearchPlanning,
     collections: Array<string | null>,
     degraded: Record<string, string>,
+    validity: ResolvedValidity,
   ): StageContext {
     const { store, embedder } = this.deps;
     return {
       store,
       model: embedder.model,
       scope: options.scope,
+      validAt: validity.validAt,
       collections,
       paths: planning.paths,
       web: planning.web

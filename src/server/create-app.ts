@@ -7,6 +7,7 @@ import { useBodyLimit } from './body-limit.js';
 import { answerErrors } from './error-response.js';
 import { inspectorRoutes } from './inspector-routes.js';
 import { registerMcpRoute } from './mcp-route.js';
+import { registerFormationRoutes } from './formation-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerOpenApiDocument } from './openapi-document.js';
 import { registerOperationsRoutes } from './operations-routes.js';
@@ -75,6 +76,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   registerMemoryRoutes(app, kit);
   registerRecallRoutes(app, kit);
   registerSearchRoute(app, kit);
+  registerFormationRoutes(app, kit);
   if (options.mcp !== false) registerMcpRoute(app, kit);
   if (options.inspector !== false) {
     app.route('/', inspectorRoutes(kit));

@@ -4,6 +4,7 @@ import { EngramError } from '../model/errors.js';
 // Metadata is typed `unknown` on the wire; the facade checks it is JSON (depth, size, finite numbers).
 import type { Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
 import type { MemoryStatus, MemoryType } from '../model/memory-type.js';
+import { principalCaller } from '../auth/principal-caller.js';
 import { canSee, resolveScope, type AccessMode, type RequestedScope } from '../auth/principal-scope.js';
 import type { AppEnv, RouteKit } from './route-types.js';
 import { defineRoute } from './route-kit.js';
@@ -87,7 +88,7 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
     errors: [409, 413, 422],
     async handle({ body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
-      const memory = await kit.api.add(body.memory as MemoryInput, { scope, safety: body.safety });
+      const memory = await kit.api.add(body.memory as MemoryInput, { scope, caller: principalCaller(principal), safety: body.safety });
       kit.metrics.observeWrite('add', 1);
       return { memory };
     },
@@ -117,7 +118,11 @@ function registerBatchImport(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
           },
         );
       }
-      const memories = await kit.api.addMany(body.memories as MemoryInput[], { scope, safety: body.safety });
+      const memories = await kit.api.addMany(body.memories as MemoryInput[], {
+        scope,
+        caller: principalCaller(principal),
+        safety: body.safety,
+      });
       kit.metrics.observeWrite('add', memories.length);
       return { memories };
     },
@@ -157,7 +162,11 @@ function registerUpdate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
     async handle({ params, body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
       if (principal.collections !== null) await visibleMemory(kit, principal, params.id, body.scope, 'write');
-      const memory = await kit.api.update(params.id, body.patch as MemoryPatch, { scope, safety: body.safety });
+      const memory = await kit.api.update(params.id, body.patch as MemoryPatch, {
+        scope,
+        caller: principalCaller(principal),
+        safety: body.safety,
+      });
       kit.metrics.observeWrite('update', 1);
       return { memory };
     },
@@ -181,7 +190,7 @@ function registerDelete(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
         const memory = await kit.api.get(params.id, { scope });
         if (!memory || !canSee(principal, memory)) return { deleted: false };
       }
-      const deleted = await kit.api.delete(params.id, { scope });
+      const deleted = await kit.api.delete(params.id, { scope, caller: principalCaller(principal) });
       kit.metrics.observeWrite('delete', deleted ? 1 : 0);
       return { deleted };
     },

@@ -17,6 +17,8 @@ interface RecallFields {
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
   includeFlagged?: boolean | undefined;
+  asOf?: string | undefined;
+  includeSuperseded?: boolean | undefined;
 }
 
 function recallOptions(principal: Principal, body: RecallFields, signal: AbortSignal): RecallOptions {
@@ -29,6 +31,8 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
     includeFlagged: body.includeFlagged,
+    asOf: body.asOf,
+    includeSuperseded: body.includeSuperseded,
     signal,
   };
 }

@@ -204,6 +204,11 @@ const recallOptionFields = {
     description:
       'Return memories flagged as trying to instruct the model among the hits. Default false: they are withheld.',
   }),
+  asOf: z.string().optional().openapi({ description: 'ISO-8601 instant: what was valid then instead of now.' }),
+  includeSuperseded: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Also return memories not valid at that instant; `explanation.validity` says so.' }),
 };
 
 /** Why a memory was flagged on write as trying to instruct the model. */
@@ -222,6 +227,17 @@ export const RecallBodySchema = z
   })
   .openapi('RecallRequest');
 
+/** How a recalled memory stands at the recall's instant (with `includeSuperseded`). */
+export const HitValiditySchema = z
+  .object({
+    state: z.enum(['valid', 'superseded', 'ended', 'not-yet-valid']),
+    at: z.string(),
+    validFrom: z.string(),
+    validTo: z.string().nullable(),
+    supersededBy: z.string().nullable(),
+  })
+  .openapi('HitValidity');
+
 export const HitSchema = z
   .object({
     memory: MemorySchema,
@@ -238,6 +254,7 @@ export const HitSchema = z
       lexicalRank: z.number().optional(),
       extra: z.record(z.string(), z.number()).optional(),
       flagged: MemoryFlagSchema.optional(),
+      validity: HitValiditySchema.optional(),
     }),
   })
   .openapi('Hit');
@@ -273,6 +290,7 @@ export const BlockOptionsSchema = z
       .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/)
       .optional(),
     timestamp: z.enum(['stated-or-created', 'stated', 'none']).optional(),
+    since: z.boolean().optional().openapi({ description: 'Note when each fact became true: `(since 2026-02-01)`.' }),
     summaries: z.boolean().optional(),
     maxMemories: z.number().int().min(0).max(1000).optional(),
     maxChars: z.number().int().min(0).max(1_000_000).optional(),

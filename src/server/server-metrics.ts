@@ -6,7 +6,7 @@ export interface ServerMetrics {
   readonly registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   observeRecall(timings: RecallTimings): void;
-  observeWrite(kind: 'add' | 'update' | 'delete', count: number): void;
+  observeWrite(kind: 'add' | 'update' | 'delete' | 'remember', count: number): void;
   /** The text exposition format served at `/metrics`. */
   render(): Promise<string>;
 }

@@ -100,6 +100,14 @@ export const wireSearchOptionFields = {
     .boolean()
     .optional()
     .describe('Keep memories flagged as trying to instruct the model among the hits. Default false (withheld).'),
+  asOf: z
+    .string()
+    .optional()
+    .describe('ISO-8601 instant: return what was valid then instead of now (superseded facts of the time included).'),
+  includeSuperseded: z
+    .boolean()
+    .optional()
+    .describe('Also return memories that are not valid at that instant; their explanation.validity says so.'),
 } satisfies Record<WireSearchOptionName, z.ZodType>;
 
 // The zod fields produce exactly the model's wire options (a changed option fails to compile here).

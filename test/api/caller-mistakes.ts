@@ -2,6 +2,9 @@
  * Caller mistakes, each written once for every entry point that can express it (the library,
  * REST, MCP, the CLI); where one cannot, the row says why. Run by caller-mistakes.test.ts.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Engram } from '../../src/engram.js';
 import type { EngramErrorCode } from '../../src/model/errors.js';
 import type { Scope } from '../../src/model/scope.js';
@@ -33,6 +36,19 @@ const REJECT_INSTRUCTIONS = { poisoning: { action: 'reject' } } as const;
 const NO_RECALL_TOOL: NotHere = { none: 'MCP searches with the searcher (search_memories); it has no recall tool' };
 const NO_LIST_COMMAND: NotHere = { none: 'the CLI has no list command' };
 const NO_FLAG = (what: string): NotHere => ({ none: `the CLI has no flag for ${what}` });
+
+const TRANSCRIPTS = mkdtempSync(join(tmpdir(), 'engram-mistakes-transcripts-'));
+/** A JSONL transcript file for the CLI's `remember`, one turn per line. */
+function transcript(name: string, turns: unknown[]): string {
+  const file = join(TRANSCRIPTS, `${name}.jsonl`);
+  writeFileSync(file, turns.map((t) => JSON.stringify(t)).join('\n'));
+  return file;
+}
+const remember = (api: Engram, scope: Scope, messages: unknown[]) => api.remember(messages, { scope });
+const MANY_TURNS = Array.from({ length: 1001 }, (_, i) => ({ role: 'user', text: `turn ${i}` }));
+const NO_JOBS_TOOL: NotHere = {
+  none: 'MCP has no formation-jobs tool (the status is REST, the CLI and the inspector)',
+};
 
 const search = (api: Engram, scope: Scope, options: Record<string, unknown>, query = 'green tea') =>
   api.search(query, { scope, ...options } as never);
@@ -436,5 +452,164 @@ export const MISTAKES: Mistake[] = [
     rest: ['GET', '/v1/stats?types=Nope'],
     mcp: { none: 'MCP has no stats tool' },
     cli: { none: 'engram stats has no type filter' },
+  },
+  // time
+  {
+    name: 'recall: asOf not a date',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { asOf: 'last Tuesday-ish' }),
+    rest: ['POST', '/v1/recall', { query: 'q', asOf: 'last Tuesday-ish' }],
+    mcp: NO_RECALL_TOOL,
+    cli: ['recall', 'q', '--as-of', 'last Tuesday-ish'],
+  },
+  {
+    name: 'recall: includeSuperseded not a boolean',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => recall(api, scope, { includeSuperseded: 'yes' }),
+    rest: ['POST', '/v1/recall', { query: 'q', includeSuperseded: 'yes' }],
+    mcp: NO_RECALL_TOOL,
+    cli: { none: '--include-superseded is a switch' },
+  },
+  {
+    name: 'search: asOf not a date',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => search(api, scope, { asOf: 'last Tuesday-ish' }),
+    rest: ['POST', '/v1/search', { query: 'q', asOf: 'last Tuesday-ish' }],
+    mcp: ['search_memories', { query: 'q', asOf: 'last Tuesday-ish' }],
+    cli: ['search', 'q', '--as-of', 'last Tuesday-ish'],
+  },
+  // remember
+  {
+    name: 'remember: no turns',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => remember(api, scope, []),
+    rest: ['POST', '/v1/remember', { messages: [] }],
+    mcp: ['remember', { messages: [] }],
+    cli: ['remember', transcript('empty', [])],
+  },
+  {
+    name: 'remember: an unknown role',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => remember(api, scope, [{ role: 'narrator', text: 'hi' }]),
+    rest: ['POST', '/v1/remember', { messages: [{ role: 'narrator', text: 'hi' }] }],
+    mcp: ['remember', { messages: [{ role: 'narrator', text: 'hi' }] }],
+    cli: ['remember', transcript('role', [{ role: 'narrator', text: 'hi' }])],
+  },
+  {
+    name: 'remember: a blank turn',
+    code: 'INVALID_TEXT',
+    library: (api, scope) =>
+      remember(api, scope, [
+        { role: 'user', text: 'hi' },
+        { role: 'user', text: '   ' },
+      ]),
+    rest: [
+      'POST',
+      '/v1/remember',
+      {
+        messages: [
+          { role: 'user', text: 'hi' },
+          { role: 'user', text: '   ' },
+        ],
+      },
+    ],
+    mcp: [
+      'remember',
+      {
+        messages: [
+          { role: 'user', text: 'hi' },
+          { role: 'user', text: '   ' },
+        ],
+      },
+    ],
+    cli: [
+      'remember',
+      transcript('blank', [
+        { role: 'user', text: 'hi' },
+        { role: 'user', text: '   ' },
+      ]),
+    ],
+  },
+  {
+    name: 'remember: a turn over the length limit',
+    code: 'TEXT_TOO_LONG',
+    library: (api, scope) => remember(api, scope, [{ role: 'user', text: LONG_TEXT }]),
+    rest: ['POST', '/v1/remember', { messages: [{ role: 'user', text: LONG_TEXT }] }],
+    mcp: ['remember', { messages: [{ role: 'user', text: LONG_TEXT }] }],
+    cli: ['remember', transcript('long', [{ role: 'user', text: LONG_TEXT }])],
+  },
+  {
+    name: 'remember: more than 1,000 turns',
+    code: 'PAYLOAD_TOO_LARGE',
+    library: (api, scope) => remember(api, scope, MANY_TURNS),
+    rest: ['POST', '/v1/remember', { messages: MANY_TURNS }],
+    mcp: ['remember', { messages: MANY_TURNS }],
+    cli: ['remember', transcript('many', MANY_TURNS)],
+  },
+  {
+    name: 'remember: a turn time that is not a date',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => remember(api, scope, [{ role: 'user', text: 'hi', occurredAt: 'yesterday-ish' }]),
+    rest: ['POST', '/v1/remember', { messages: [{ role: 'user', text: 'hi', occurredAt: 'yesterday-ish' }] }],
+    mcp: ['remember', { messages: [{ role: 'user', text: 'hi', occurredAt: 'yesterday-ish' }] }],
+    cli: ['remember', transcript('date', [{ role: 'user', text: 'hi', occurredAt: 'yesterday-ish' }])],
+  },
+  {
+    name: 'remember: an unknown turn field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => remember(api, scope, [{ role: 'user', text: 'hi', mood: 'happy' }]),
+    rest: ['POST', '/v1/remember', { messages: [{ role: 'user', text: 'hi', mood: 'happy' }] }],
+    mcp: ['remember', { messages: [{ role: 'user', text: 'hi', mood: 'happy' }] }],
+    cli: ['remember', transcript('field', [{ role: 'user', text: 'hi', mood: 'happy' }])],
+  },
+  {
+    name: 'remember: a user with a control character in the scope',
+    code: 'INVALID_SCOPE',
+    library: (api, scope) => remember(api, { ...scope, user: CONTROL_NAME }, [{ role: 'user', text: 'hi' }]),
+    rest: ['POST', '/v1/remember', { scope: { user: CONTROL_NAME }, messages: [{ role: 'user', text: 'hi' }] }],
+    mcp: ['remember', { user: CONTROL_NAME, messages: [{ role: 'user', text: 'hi' }] }],
+    cli: ['--user', CONTROL_NAME, 'remember', transcript('scope', [{ role: 'user', text: 'hi' }])],
+  },
+  // history
+  {
+    name: 'history: limit 0',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.history('some-id', { scope, limit: 0 }),
+    rest: ['GET', '/v1/memories/some-id/history?limit=0'],
+    mcp: ['memory_history', { id: 'some-id', limit: 0 }],
+    cli: ['history', 'some-id', '-k', '0'],
+  },
+  {
+    name: 'history: limit not a number',
+    code: 'INVALID_LIMIT',
+    library: (api, scope) => api.history('some-id', { scope, limit: 'ten' as never }),
+    rest: ['GET', '/v1/memories/some-id/history?limit=ten'],
+    mcp: ['memory_history', { id: 'some-id', limit: 'ten' }],
+    cli: ['history', 'some-id', '-k', 'ten'],
+  },
+  {
+    name: 'history: an unknown field',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.history('some-id', { scope, colour: 'red' } as never),
+    rest: ['GET', '/v1/memories/some-id/history?colour=red'],
+    mcp: ['memory_history', { id: 'some-id', colour: 'red' }],
+    cli: ['history', 'some-id', '--colour', 'red'],
+  },
+  // formation jobs
+  {
+    name: 'formation jobs: an unknown state',
+    code: 'INVALID_INPUT',
+    library: (api, scope) => api.formationJobs({ scope, states: ['gone' as never] }),
+    rest: ['GET', '/v1/formation/jobs?states=gone'],
+    mcp: NO_JOBS_TOOL,
+    cli: ['formation', 'jobs', '--state', 'gone'],
+  },
+  {
+    name: 'formation jobs: re-queueing a job that is not a dead one',
+    code: 'NOT_FOUND',
+    library: (api, scope) => api.requeueFormation('no-such-job', { scope }),
+    rest: ['POST', '/v1/formation/jobs/no-such-job/requeue', {}],
+    mcp: NO_JOBS_TOOL,
+    cli: ['formation', 'retry', 'no-such-job'],
   },
 ];

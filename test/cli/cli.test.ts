@@ -243,7 +243,7 @@ describe('engram mcp', { timeout: 180_000 }, () => {
     const client = new Client({ name: 'engram-cli-test', version: '1.0.0' });
     await client.connect(transport);
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(tools).toEqual(['add_memory', 'delete_memory', 'list_memories', 'search_memories']);
+    expect(tools).toEqual(['add_memory', 'delete_memory', 'list_memories', 'memory_history', 'remember', 'search_memories']);
     const added = await client.callTool({ name: 'add_memory', arguments: { text: 'Dana keeps bees on the roof', user: 'dana' } });
     expect(added.isError).not.toBe(true);
     const found = await client.callTool({ name: 'search_memories', arguments: { query: 'bees', user: 'dana' } });

@@ -62,6 +62,11 @@ export const BLOCKS: Record<string, BlockHandling> = {
     replace: [['port: 8787', 'port: 0']],
     stdout: [/\[ 'Alice prefers green tea' \]/],
   },
+  'docs/formation.md#1': {
+    kind: 'run-ts',
+    lang: 'ts',
+    stdout: [/^now: Ana moved to Berlin last month \(2026-02\); in 2025: Ana lives in Lisbon$/m],
+  },
   'docs/inspector.md#1': { kind: 'shell', lang: 'sh' },
   'docs/safety.md#1': { kind: 'shell', lang: 'sh' },
 };

@@ -210,6 +210,12 @@ export const CAROL: MemoryInput[] = [
 export const TEAM_TEXT = 'Dana keeps the team dinner budget in the shared sheet';
 export const DANA_OTHER_TEXT = 'Dana private dinner note outside the team collection';
 
+/** Tenant A, user erin: two conversations, the second superseding the first (formed by the rules). */
+export const ERIN_SAYS = [
+  ['I live in Lisbon.', '2025-05-10T09:00:00Z', 'e1'],
+  ['I moved to Berlin last month.', '2026-03-04T10:00:00Z', 'e2'],
+] as const;
+
 /** A real server (startServer) on a real SQLite file, with keys for two tenants and imported memories. */
 export interface InspectorServer {
   url: string;
@@ -230,6 +236,8 @@ export async function startInspectorServer(): Promise<InspectorServer> {
   const engram = await Engram.open({
     store: createSqliteStore({ path: join(dataDir, 'engram.sqlite') }),
     embedder: new HashedEmbedder(),
+    // Erin's conversations are formed into facts (no LLM: the rule-based extractor).
+    formation: { extractor: 'rules', worker: { pollMs: 20 } },
   });
   const keyStore: KeyStore = openKeyStore({ path: join(dataDir, 'keys.sqlite') });
   const server = await startServer({
@@ -266,6 +274,13 @@ export async function startInspectorServer(): Promise<InspectorServer> {
   ] as const) {
     const imported = await api<{ memories: unknown[] }>('POST', '/v1/memories/batch', key, { scope, memories });
     if (imported.status !== 201) throw new Error(`import failed: ${imported.status} ${JSON.stringify(imported.json)}`);
+  }
+  for (const [text, occurredAt, session] of ERIN_SAYS) {
+    const messages = [{ role: 'user', speaker: 'Erin', text, occurredAt, session }];
+    const remembered = await api('POST', '/v1/remember', keys.a, { scope: { user: 'erin' }, messages });
+    if (remembered.status !== 200)
+      throw new Error(`remember failed: ${remembered.status} ${JSON.stringify(remembered.json)}`);
+    await engram.idle();
   }
   return {
     url: server.url,

@@ -137,6 +137,37 @@ describe('memory inspector in headless Chromium', () => {
     await page.close();
   });
 
+  it('marks a superseded memory in the list, and shows every memory’s timeline on its page', async () => {
+    const page = await signIn(server.keys.a);
+    await page.getByTestId('scope-user').fill('erin');
+    await page.getByTestId('scope-apply').click();
+    await page.getByTestId('filter-type').selectOption('UserMemory');
+    await expect.poll(async () => (await rowTexts(page)).length).toBe(2);
+    const lisbon = page.getByTestId('memory-row').filter({ hasText: 'Erin lives in Lisbon' });
+    const berlin = page.getByTestId('memory-row').filter({ hasText: 'Erin moved to Berlin' });
+    expect(await lisbon.getByTestId('row-superseded').textContent()).toBe('superseded');
+    expect(await berlin.getByTestId('row-superseded').count()).toBe(0);
+
+    await lisbon.click();
+    await page.getByTestId('memory-detail').waitFor();
+    expect(await page.getByTestId('detail-superseded').textContent()).toMatch(/^Superseded on 2026-02-01 by \S+$/);
+    const events = page.getByTestId('timeline-event');
+    await expect.poll(() => events.count()).toBe(2);
+    expect(await events.evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-kind')))).toEqual([
+      'created',
+      'superseded',
+    ]);
+    expect(await events.nth(1).textContent()).toContain('valid 2025-05-10 – 2026-02-01 · superseded by');
+    expect(await events.nth(1).textContent()).toContain('formation (decided by rules');
+    await page.getByTestId('memory-detail').screenshot({ path: join(SCREENSHOT_DIR, 'memory-timeline.png') });
+
+    await berlin.click();
+    await expect.poll(() => page.getByTestId('timeline-event').count()).toBe(1);
+    expect(await page.getByTestId('detail-superseded').count()).toBe(0);
+    expect(await page.getByTestId('timeline-event').first().getAttribute('data-kind')).toBe('created');
+    await page.close();
+  });
+
   it('renders memory text containing <script> and <img onerror> as text, everywhere', async () => {
     const page = await signIn(server.keys.a);
     await page.getByTestId('scope-user').fill('alice');
@@ -282,20 +313,18 @@ describe('memory inspector in headless Chromium', () => {
     await page.getByTestId('tab-search').click();
     await page.getByTestId('search-kind').selectOption('request');
     await page.getByTestId('search-provider').selectOption('anthropic-messages');
-    await page
-      .getByTestId('search-request')
-      .fill(
-        JSON.stringify(
-          {
-            model: 'claude-sonnet-4-5',
-            max_tokens: 512,
-            system: 'Be brief.',
-            messages: [{ role: 'user', content: 'Any peanut allergy I should know about?' }],
-          },
-          null,
-          2,
-        ),
-      );
+    await page.getByTestId('search-request').fill(
+      JSON.stringify(
+        {
+          model: 'claude-sonnet-4-5',
+          max_tokens: 512,
+          system: 'Be brief.',
+          messages: [{ role: 'user', content: 'Any peanut allergy I should know about?' }],
+        },
+        null,
+        2,
+      ),
+    );
     await page.getByTestId('search-run').click();
     const marked = page.getByTestId('injected-block');
     await marked.waitFor();

@@ -136,6 +136,7 @@ describe('the cost model: LLM calls and tokens per window, from the providers’
             confidence: 0.6,
             when: '2026-02',
           },
+          speaker: 'Ana',
         },
       ],
     ]);

@@ -18,25 +18,47 @@ interface ToolResult {
   content: Array<{ type: string; text: string }>;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, unknown> }> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; data: Record<string, unknown> }> {
   const result = (await client.callTool({ name, arguments: args })) as ToolResult;
-  return { isError: result.isError === true, data: JSON.parse(result.content[0]?.text ?? 'null') as Record<string, unknown> };
+  return {
+    isError: result.isError === true,
+    data: JSON.parse(result.content[0]?.text ?? 'null') as Record<string, unknown>,
+  };
 }
 
 /** The same scenario over any transport: the client acts as tenant `acme` (read-write). */
 async function scenario(client: Client): Promise<void> {
   const tools = await client.listTools();
-  expect(tools.tools.map((t) => t.name).sort()).toEqual(['add_memory', 'delete_memory', 'list_memories', 'search_memories']);
+  expect(tools.tools.map((t) => t.name).sort()).toEqual([
+    'add_memory',
+    'delete_memory',
+    'list_memories',
+    'memory_history',
+    'remember',
+    'search_memories',
+  ]);
   const search = tools.tools.find((t) => t.name === 'search_memories');
   expect(search?.inputSchema.required).toEqual(['query']);
 
-  const added = await call(client, 'add_memory', { text: 'Alice drinks green tea every morning', tags: ['drink'], user: 'alice' });
+  const added = await call(client, 'add_memory', {
+    text: 'Alice drinks green tea every morning',
+    tags: ['drink'],
+    user: 'alice',
+  });
   expect(added.isError).toBe(false);
   const memory = added.data.memory as { id: string; scope: { tenant: string; user: string } };
   expect(memory.scope).toEqual({ tenant: 'acme', user: 'alice' });
   await call(client, 'add_memory', { text: 'Bob rides a red bicycle to work', user: 'bob' });
 
-  const found = await call(client, 'search_memories', { query: 'what does Alice drink? green tea', topK: 3, threshold: -1 });
+  const found = await call(client, 'search_memories', {
+    query: 'what does Alice drink? green tea',
+    topK: 3,
+    threshold: -1,
+  });
   const hits = found.data.hits as Array<{ id: string; text: string; score: number }>;
   expect(hits[0]?.id).toBe(memory.id);
   expect(hits[0]?.score).toBeGreaterThan(hits[1]?.score ?? -2);
@@ -56,7 +78,31 @@ async function scenario(client: Client): Promise<void> {
   expect(bad.isError).toBe(true);
   expect((bad.data.error as { code: string }).code).toBe('INVALID_TEXT');
 
+  // remember: repeated texts merge into one episode; its history names the connection's key.
+  const remembered = await call(client, 'remember', {
+    user: 'carol',
+    messages: [
+      { role: 'user', text: 'I keep bees on my roof.', session: 'm1' },
+      { role: 'user', text: 'i keep bees on my roof!', session: 'm1' },
+    ],
+  });
+  expect(remembered.isError).toBe(false);
+  const turns = remembered.data.turns as Array<{ id: string; action: string; count: number }>;
+  expect(turns.map((t) => [t.action, t.count])).toEqual([
+    ['insert', 1],
+    ['merge', 2],
+  ]);
+  const episodeHistory = await call(client, 'memory_history', { id: turns[0]?.id, user: 'carol' });
+  const events = episodeHistory.data.items as Array<{ kind: string; caller: { kind: string; id: string | null } }>;
+  expect(events.map((e) => e.kind)).toEqual(['created', 'confirmed']);
+  expect(events[0]?.caller.kind).toBe('api-key');
+  expect(events[0]?.caller.id).toEqual(expect.any(String));
+  const blank = await call(client, 'remember', { messages: [{ role: 'user', text: '  ' }] });
+  expect((blank.data.error as { code: string }).code).toBe('INVALID_TEXT');
+
   expect((await call(client, 'delete_memory', { id: memory.id })).data).toEqual({ deleted: true });
+  const deletedHistory = await call(client, 'memory_history', { id: memory.id });
+  expect((deletedHistory.data.items as Array<{ kind: string }>).map((e) => e.kind)).toEqual(['created', 'deleted']);
   expect((await call(client, 'delete_memory', { id: memory.id })).data).toEqual({ deleted: false });
   const after = await call(client, 'search_memories', { query: 'green tea', threshold: -1 });
   expect((after.data.hits as Array<{ id: string }>).map((h) => h.id)).not.toContain(memory.id);
@@ -71,7 +117,11 @@ describe('MCP over Streamable HTTP (/mcp on the API server)', () => {
 
   const connect = async (key: string) => {
     const client = new Client({ name: 'engram-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     return client;
   };
 
@@ -99,7 +149,9 @@ describe('MCP over Streamable HTTP (/mcp on the API server)', () => {
     const listed = await call(work, 'list_memories', {});
     expect((listed.data.items as Array<{ text: string }>).map((m) => m.text)).toEqual(['standup at nine']);
     await work.close();
-    expect((await h.engram.list({ scope: { tenant: 'acme' } })).items.map((m) => m.text)).not.toContain('should not be stored');
+    expect((await h.engram.list({ scope: { tenant: 'acme' } })).items.map((m) => m.text)).not.toContain(
+      'should not be stored',
+    );
   });
 
   it('answers other methods and malformed JSON-RPC with 4xx, never 5xx', async () => {
@@ -112,7 +164,11 @@ describe('MCP over Streamable HTTP (/mcp on the API server)', () => {
       ['POST', '{"jsonrpc":"2.0"}', 400],
       ['POST', '[]', undefined],
     ] as const) {
-      const r = await h.request(method, '/mcp', { key, raw, headers: raw ? { ...headers, 'content-type': 'application/json' } : headers });
+      const r = await h.request(method, '/mcp', {
+        key,
+        raw,
+        headers: raw ? { ...headers, 'content-type': 'application/json' } : headers,
+      });
       if (expected !== undefined) expect(r.status, `${method} ${raw}`).toBe(expected);
       expect(r.status, `${method} ${raw}`).toBeLessThan(500);
     }
@@ -145,9 +201,15 @@ describe('MCP over stdio (spawned server process)', () => {
     await client.connect(transport);
     await scenario(client);
     await client.close();
-    const engram = await Engram.open({ store: createSqliteStore({ path: join(dataDir, DATABASE_FILE) }), embedder: new HashedEmbedder() });
+    const engram = await Engram.open({
+      store: createSqliteStore({ path: join(dataDir, DATABASE_FILE) }),
+      embedder: new HashedEmbedder(),
+    });
     const stored = await engram.list({ scope: { tenant: 'acme' } });
-    expect(stored.items.map((m) => m.text)).toEqual(['Bob rides a red bicycle to work']);
+    expect(stored.items.map((m) => m.text).sort()).toEqual([
+      'Bob rides a red bicycle to work',
+      'I keep bees on my roof.',
+    ]);
     await engram.close();
   });
 });

@@ -259,13 +259,15 @@ describe('the packed package, installed into a fresh project as a new user would
       postgres: peanuts,
     });
     expect(report.server).toEqual(['Alice prefers green tea', 'missing:null', 'bad key:UNAUTHORIZED']);
-    expect((report.mcp as string[]).slice(0, 4)).toEqual([
+    expect((report.mcp as string[]).slice(0, 6)).toEqual([
       'add_memory',
       'delete_memory',
       'list_memories',
+      'memory_history',
+      'remember',
       'search_memories',
     ]);
-    expect((report.mcp as string[])[4]).toContain('Alice plays the cello');
+    expect((report.mcp as string[])[6]).toContain('Alice plays the cello');
     expect(report).toMatchObject({
       inject: { emptyBlock: null, wrapOpenAI: 'function' },
       search: ['LongTermMemory', 'PreferenceMemory'],
@@ -288,9 +290,8 @@ describe('the packed package, installed into a fresh project as a new user would
     for (const system of report.systemMessages)
       expect(system).toMatch(/<engram_context>[\s\S]*Alice is allergic to peanuts[\s\S]*<\/engram_context>/);
     expect(report.events.filter((e) => e === 'injected')).toHaveLength(2);
-    expect(report.captured).toEqual(
-      [report.reply, report.reply, 'What can I cook tonight?', 'What can I cook tonight?'].sort(),
-    );
+    // Capture stores turns as episodes: the same question and reply twice are one row each (count 2).
+    expect(report.captured).toEqual([report.reply, 'What can I cook tonight?'].sort());
   });
 
   it('explains ESM-only to require(), and loads through import() from CommonJS', async () => {

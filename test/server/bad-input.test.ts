@@ -7,7 +7,8 @@ import { startHarness, type Harness } from './server-harness.js';
 const logLines: Array<Record<string, unknown>> = [];
 const sink = new Writable({
   write(chunk: Buffer, _encoding, callback) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
     callback();
   },
 });
@@ -32,7 +33,13 @@ async function total(): Promise<number> {
   return (await h.engram.stats({ scope: { tenant: 'acme' }, statuses: ['activated', 'archived', 'deleted'] })).total;
 }
 
-async function expectError(method: string, path: string, init: { body?: unknown; raw?: string }, status: number, code: string) {
+async function expectError(
+  method: string,
+  path: string,
+  init: { body?: unknown; raw?: string },
+  status: number,
+  code: string,
+) {
   const r = await h.request(method, path, { key, ...init });
   expect(r.status, r.text.slice(0, 300)).toBe(status);
   expect(r.json.error?.code, r.text.slice(0, 300)).toBe(code);
@@ -43,7 +50,19 @@ async function expectError(method: string, path: string, init: { body?: unknown;
 
 describe('malformed and hostile bodies never cause a 500', () => {
   it('malformed JSON, empty and non-object bodies are 400 INVALID_INPUT', async () => {
-    for (const raw of ['{', '{"memory": {"text": "x"}', 'not json', '', '   ', '[]', '"text"', '42', 'null', '{"memory": {"text": "x"}}}', '\u0000\u0001']) {
+    for (const raw of [
+      '{',
+      '{"memory": {"text": "x"}',
+      'not json',
+      '',
+      '   ',
+      '[]',
+      '"text"',
+      '42',
+      'null',
+      '{"memory": {"text": "x"}}}',
+      '\u0000\u0001',
+    ]) {
       await expectError('POST', '/v1/memories', { raw }, 400, 'INVALID_INPUT');
     }
     expect(await total()).toBe(0);
@@ -52,22 +71,70 @@ describe('malformed and hostile bodies never cause a 500', () => {
   it('wrong types and unknown fields are rejected with the field named', async () => {
     const r1 = await expectError('POST', '/v1/memories', { body: { memory: { text: 5 } } }, 400, 'INVALID_TEXT');
     expect(r1.json.error?.details.field).toBe('memory.text');
-    const r2 = await expectError('POST', '/v1/memories', { body: { memory: { text: 'x' }, extra: true } }, 400, 'INVALID_INPUT');
+    const r2 = await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x' }, extra: true } },
+      400,
+      'INVALID_INPUT',
+    );
     expect(r2.json.error?.details.field).toBe('extra');
-    const r3 = await expectError('POST', '/v1/memories', { body: { memory: { text: 'x', colour: 'red' } } }, 400, 'INVALID_INPUT');
+    const r3 = await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x', colour: 'red' } } },
+      400,
+      'INVALID_INPUT',
+    );
     expect(r3.json.error?.details.field).toBe('memory.colour');
     await expectError('POST', '/v1/memories', { body: { memory: { text: 'x', tags: 'a,b' } } }, 400, 'INVALID_INPUT');
     await expectError('POST', '/v1/memories', { body: { memory: { text: 'x', tags: [1, 2] } } }, 400, 'INVALID_INPUT');
     await expectError('POST', '/v1/memories', { body: { memory: { text: 'x', metadata: [1] } } }, 400, 'INVALID_INPUT');
-    await expectError('POST', '/v1/memories', { body: { memory: { text: 'x' }, scope: { planet: 'mars' } } }, 400, 'INVALID_SCOPE');
-    await expectError('POST', '/v1/memories', { body: { memory: { text: 'x' }, scope: { user: 7 } } }, 400, 'INVALID_SCOPE');
-    await expectError('POST', '/v1/memories', { body: { memory: { text: 'x' }, scope: { user: 'a\u0007b' } } }, 400, 'INVALID_SCOPE');
-    await expectError('POST', '/v1/memories', { body: { memory: { text: 'bad \ud800 surrogate' } } }, 400, 'INVALID_TEXT');
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x' }, scope: { planet: 'mars' } } },
+      400,
+      'INVALID_SCOPE',
+    );
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x' }, scope: { user: 7 } } },
+      400,
+      'INVALID_SCOPE',
+    );
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x' }, scope: { user: 'a\u0007b' } } },
+      400,
+      'INVALID_SCOPE',
+    );
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'bad \ud800 surrogate' } } },
+      400,
+      'INVALID_TEXT',
+    );
     await expectError('POST', '/v1/memories', { body: { memory: { text: 'nul \u0000 inside' } } }, 400, 'INVALID_TEXT');
     await expectError('POST', '/v1/recall', { body: { query: ['q'] } }, 400, 'INVALID_TEXT');
     await expectError('POST', '/v1/recall', { body: { query: 'q', explain: 'yes' } }, 400, 'INVALID_INPUT');
-    await expectError('POST', '/v1/inject', { body: { provider: 'carrier-pigeon', request: {} } }, 400, 'INVALID_INPUT');
-    await expectError('POST', '/v1/inject', { body: { provider: 'openai-chat', request: 'hello' } }, 400, 'INVALID_INPUT');
+    await expectError(
+      'POST',
+      '/v1/inject',
+      { body: { provider: 'carrier-pigeon', request: {} } },
+      400,
+      'INVALID_INPUT',
+    );
+    await expectError(
+      'POST',
+      '/v1/inject',
+      { body: { provider: 'openai-chat', request: 'hello' } },
+      400,
+      'INVALID_INPUT',
+    );
     await expectError('PATCH', '/v1/memories/x', { body: { text: 'not wrapped in patch' } }, 400, 'INVALID_INPUT');
     await expectError('GET', '/v1/memories?colour=red', {}, 400, 'INVALID_INPUT');
     await expectError('GET', '/v1/memories?types=Nope', {}, 400, 'INVALID_INPUT');
@@ -77,26 +144,52 @@ describe('malformed and hostile bodies never cause a 500', () => {
 
   it('huge and non-finite numbers are clear 4xx errors', async () => {
     await expectError('POST', '/v1/recall', { raw: '{"query":"q","limit":1e400}' }, 400, 'INVALID_LIMIT');
-    await expectError('POST', '/v1/recall', { raw: '{"query":"q","limit":123456789012345678901234567890}' }, 400, 'INVALID_LIMIT');
+    await expectError(
+      'POST',
+      '/v1/recall',
+      { raw: '{"query":"q","limit":123456789012345678901234567890}' },
+      400,
+      'INVALID_LIMIT',
+    );
     await expectError('POST', '/v1/recall', { body: { query: 'q', limit: 5000 } }, 400, 'INVALID_LIMIT');
     await expectError('POST', '/v1/recall', { raw: '{"query":"q","threshold":-1e400}' }, 400, 'INVALID_INPUT');
     await expectError('POST', '/v1/recall', { raw: '{"query":"q","lexicalWeight":1e999}' }, 400, 'INVALID_INPUT');
     await expectError('GET', '/v1/memories?limit=99999999999999999999', {}, 400, 'INVALID_LIMIT');
     await expectError('GET', '/v1/memories?limit=-1', {}, 400, 'INVALID_LIMIT');
     await expectError('GET', '/v1/memories?limit=0', {}, 400, 'INVALID_LIMIT');
-    await expectError('POST', '/v1/memories', { raw: '{"memory":{"text":"x","metadata":{"n":1e400}}}' }, 400, 'INVALID_INPUT');
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { raw: '{"memory":{"text":"x","metadata":{"n":1e400}}}' },
+      400,
+      'INVALID_INPUT',
+    );
   });
 
   it('deep nesting is a 400, at the top level and inside metadata', async () => {
     const depth = 30_000;
     await expectError('POST', '/v1/memories', { raw: '['.repeat(depth) + ']'.repeat(depth) }, 400, 'INVALID_INPUT');
     const nested = '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000);
-    await expectError('POST', '/v1/memories', { raw: `{"memory":{"text":"x","metadata":${nested}}}` }, 400, 'INVALID_INPUT');
-    await expectError('POST', '/v1/inject', { raw: `{"provider":"openai-chat","request":${nested}}` }, 400, 'INVALID_INPUT');
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { raw: `{"memory":{"text":"x","metadata":${nested}}}` },
+      400,
+      'INVALID_INPUT',
+    );
+    await expectError(
+      'POST',
+      '/v1/inject',
+      { raw: `{"provider":"openai-chat","request":${nested}}` },
+      400,
+      'INVALID_INPUT',
+    );
     await expectError('POST', '/v1/recall', { raw: `{"query":"q","scope":${nested}}` }, 400, 'INVALID_INPUT');
     const wide = `{"memory":{"text":"x","metadata":{${Array.from({ length: 2000 }, (_, i) => `"k${i}":[[[1]]]`).join(',')}}}}`;
     expect((await h.request('POST', '/v1/memories', { key, raw: wide })).status).toBe(201);
-    await h.engram.delete((await h.engram.list({ scope: { tenant: 'acme' } })).items[0]?.id ?? '', { scope: { tenant: 'acme' } });
+    await h.engram.delete((await h.engram.list({ scope: { tenant: 'acme' } })).items[0]?.id ?? '', {
+      scope: { tenant: 'acme' },
+    });
     expect(await total()).toBe(0);
     expect((await h.request('GET', '/healthz')).status).toBe(200);
   });
@@ -104,7 +197,9 @@ describe('malformed and hostile bodies never cause a 500', () => {
   it('a storm of bad requests in parallel leaves the server healthy', async () => {
     const bodies = ['{', '[]', '{"memory":{"text":1}}', '{"memory":{}}', '{"query":""}', 'x'.repeat(1000)];
     const results = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => h.request('POST', i % 2 ? '/v1/memories' : '/v1/recall', { key, raw: bodies[i % bodies.length] })),
+      Array.from({ length: 300 }, (_, i) =>
+        h.request('POST', i % 2 ? '/v1/memories' : '/v1/recall', { key, raw: bodies[i % bodies.length] }),
+      ),
     );
     for (const r of results) {
       expect(r.status).toBeGreaterThanOrEqual(400);
@@ -137,7 +232,13 @@ describe('limits', () => {
   });
 
   it('a text over the text limit is 413 TEXT_TOO_LONG', async () => {
-    const r = await expectError('POST', '/v1/memories', { body: { memory: { text: 'x'.repeat(40_000) } } }, 413, 'TEXT_TOO_LONG');
+    const r = await expectError(
+      'POST',
+      '/v1/memories',
+      { body: { memory: { text: 'x'.repeat(40_000) } } },
+      413,
+      'TEXT_TOO_LONG',
+    );
     expect(r.json.error?.details).toMatchObject({ limit: 32_768 });
   });
 
@@ -148,10 +249,16 @@ describe('limits', () => {
     const bad = [...memories.slice(0, 9), { text: 'ok', type: 'Nope' }];
     await expectError('POST', '/v1/memories/batch', { body: { memories: bad } }, 400, 'INVALID_INPUT');
     await expectError('POST', '/v1/memories/batch', { body: { memories: [] } }, 400, 'INVALID_INPUT');
-    const dup = [{ id: 'same', text: 'a' }, { id: 'same', text: 'b' }];
+    const dup = [
+      { id: 'same', text: 'a' },
+      { id: 'same', text: 'b' },
+    ];
     await expectError('POST', '/v1/memories/batch', { body: { memories: dup } }, 409, 'CONFLICT');
     expect(await total()).toBe(0);
-    const ok = await h.request<{ memories: unknown[] }>('POST', '/v1/memories/batch', { key, body: { memories: memories.slice(0, 10) } });
+    const ok = await h.request<{ memories: unknown[] }>('POST', '/v1/memories/batch', {
+      key,
+      body: { memories: memories.slice(0, 10) },
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.memories).toHaveLength(10);
     expect(await total()).toBe(10);
@@ -191,7 +298,10 @@ describe('slow clients time out', () => {
   });
 
   it('drops a client that never finishes its body', async () => {
-    const r = await raw(`POST /v1/memories HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${key}\r\ncontent-length: 1000\r\n\r\n{"memory":`, 6_000);
+    const r = await raw(
+      `POST /v1/memories HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${key}\r\ncontent-length: 1000\r\n\r\n{"memory":`,
+      6_000,
+    );
     expect(r.closed).toBe(true);
     expect(r.ms).toBeLessThan(4_000);
     expect(await total()).toBeGreaterThanOrEqual(0);
@@ -215,9 +325,22 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
     expect(r.headers.get('x-request-id')).toBe('trace-123');
     const weird = await h.request('GET', '/v1/memories', { key, headers: { 'x-request-id': 'bad id with spaces' } });
     expect(weird.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    await expectError('POST', '/v1/memories', { raw: '{', headers: { 'x-request-id': 'trace-bad' } } as never, 400, 'INVALID_INPUT');
+    await expectError(
+      'POST',
+      '/v1/memories',
+      { raw: '{', headers: { 'x-request-id': 'trace-bad' } } as never,
+      400,
+      'INVALID_INPUT',
+    );
     const line = logLines.find((l) => l.reqId === 'trace-123');
-    expect(line).toMatchObject({ reqId: 'trace-123', method: 'GET', route: '/v1/memories', status: 200, tenant: 'acme', service: 'engram' });
+    expect(line).toMatchObject({
+      reqId: 'trace-123',
+      method: 'GET',
+      route: '/v1/memories',
+      status: 200,
+      tenant: 'acme',
+      service: 'engram',
+    });
     expect(typeof line?.ms).toBe('number');
     const failed = logLines.find((l) => l.status === 400 && l.code === 'INVALID_INPUT');
     expect(failed).toBeDefined();
@@ -225,7 +348,9 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
   });
 
   it('/metrics is Prometheus text with request counts by route', async () => {
-    expect((await h.request('POST', '/v1/memories', { key, body: { memory: { text: 'metrics probe memory' } } })).status).toBe(201);
+    expect(
+      (await h.request('POST', '/v1/memories', { key, body: { memory: { text: 'metrics probe memory' } } })).status,
+    ).toBe(201);
     await h.request('POST', '/v1/recall', { key, body: { query: 'memory 3' } });
     const r = await h.request('GET', '/metrics');
     expect(r.status).toBe(200);
@@ -237,10 +362,14 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
   });
 
   it('explain returns per-stage timings and a Server-Timing header', async () => {
-    const r = await h.request<{ timings: Record<string, number>; server?: Record<string, number> }>('POST', '/v1/recall', {
-      key,
-      body: { query: 'memory 3', explain: true },
-    });
+    const r = await h.request<{ timings: Record<string, number>; server?: Record<string, number> }>(
+      'POST',
+      '/v1/recall',
+      {
+        key,
+        body: { query: 'memory 3', explain: true },
+      },
+    );
     expect(Object.keys(r.json.timings).sort()).toEqual(['denseMs', 'embedMs', 'lexicalMs', 'rankMs', 'totalMs']);
     expect(r.json.server?.recallMs).toBeGreaterThan(0);
     expect(r.json.server?.totalMs).toBeGreaterThanOrEqual(r.json.server?.recallMs ?? 0);
@@ -252,22 +381,32 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
 
   it('/v1/search runs the searcher and returns its plan and per-stage timings', async () => {
     await h.request('POST', '/v1/memories', { key, body: { memory: { text: 'search probe memory 3' } } });
-    const r = await h.request<{ hits: Array<{ memory: { id: string }; relevance: number }>; plan: { mode: string }; timings: Record<string, unknown> }>(
-      'POST',
-      '/v1/search',
-      { key, body: { query: 'memory 3', topK: 3, threshold: -1 } },
-    );
+    const r = await h.request<{
+      hits: Array<{ memory: { id: string }; relevance: number }>;
+      plan: { mode: string };
+      timings: Record<string, unknown>;
+    }>('POST', '/v1/search', { key, body: { query: 'memory 3', topK: 3, threshold: -1 } });
     expect(r.status, r.text).toBe(200);
     expect(r.json.hits.length).toBeGreaterThan(0);
     expect(r.json.plan.mode).toBe('fast');
-    for (const stage of ['planMs', 'embedMs', 'pathsMs', 'postMs', 'totalMs']) expect(typeof r.json.timings[stage]).toBe('number');
+    for (const stage of ['planMs', 'embedMs', 'pathsMs', 'postMs', 'totalMs'])
+      expect(typeof r.json.timings[stage]).toBe('number');
     await expectError('POST', '/v1/search', { body: { query: '' } }, 400, 'INVALID_TEXT');
     await expectError('POST', '/v1/search', { body: { query: 'q', mode: 'psychic' } }, 400, 'INVALID_INPUT');
     await expectError('POST', '/v1/search', { body: { query: 'q', topK: 0 } }, 400, 'INVALID_LIMIT');
     await expectError('POST', '/v1/search', { body: { query: 'q', limit: 5 } }, 400, 'INVALID_INPUT');
-    const unknown = await expectError('POST', '/v1/search', { body: { query: 'q', reranker: 'nope' } }, 400, 'INVALID_INPUT');
+    const unknown = await expectError(
+      'POST',
+      '/v1/search',
+      { body: { query: 'q', reranker: 'nope' } },
+      400,
+      'INVALID_INPUT',
+    );
     expect(unknown.json.error?.details.available).toContain('cosine-local');
-    const reranked = await h.request('POST', '/v1/search', { key, body: { query: 'memory 3', reranker: 'cosine-local' } });
+    const reranked = await h.request('POST', '/v1/search', {
+      key,
+      body: { query: 'memory 3', reranker: 'cosine-local' },
+    });
     expect(reranked.status).toBe(200);
   });
 
@@ -280,12 +419,36 @@ describe('errors, ids, logs, metrics, explain and OpenAPI', () => {
     const r = await h.request<{
       openapi: string;
       paths: Record<string, Record<string, { requestBody?: unknown; parameters?: Array<{ name: string }> }>>;
-      components: { schemas: Record<string, { additionalProperties?: unknown; properties?: Record<string, unknown>; required?: string[] }> };
+      components: {
+        schemas: Record<
+          string,
+          { additionalProperties?: unknown; properties?: Record<string, unknown>; required?: string[] }
+        >;
+      };
     }>('GET', '/openapi.json');
     expect(r.json.openapi).toBe('3.1.0');
     expect(Object.keys(r.json.paths).sort()).toEqual(
-      ['/healthz', '/mcp', '/metrics', '/readyz', '/v1/inject', '/v1/memories', '/v1/memories/batch', '/v1/memories/{id}', '/v1/recall', '/v1/search', '/v1/stats'].sort(),
+      [
+        '/healthz',
+        '/mcp',
+        '/metrics',
+        '/readyz',
+        '/v1/formation/jobs',
+        '/v1/formation/jobs/{id}/requeue',
+        '/v1/formation/status',
+        '/v1/inject',
+        '/v1/memories',
+        '/v1/memories/batch',
+        '/v1/memories/{id}',
+        '/v1/memories/{id}/history',
+        '/v1/recall',
+        '/v1/remember',
+        '/v1/search',
+        '/v1/stats',
+      ].sort(),
     );
+    expect(r.json.components.schemas.RememberRequest?.additionalProperties).toBe(false);
+    expect(r.json.components.schemas.Turn?.required).toEqual(['role']);
     expect(Object.keys(r.json.paths['/v1/memories/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     const input = r.json.components.schemas.MemoryInput;
     expect(input?.additionalProperties).toBe(false);

@@ -1,6 +1,7 @@
 import { errorText, type AppContext } from './app-context.js';
 import { el, field, formatTime, replaceChildren, select, truncate } from './dom.js';
 import { memoryDetail } from './memory-detail.js';
+import { validityLabel } from './memory-timeline.js';
 import { MEMORY_TYPES, type Memory, type Page } from './wire-types.js';
 
 /** Browse a scope's memories: filter, page, open one, archive or delete it. */
@@ -65,7 +66,14 @@ export function browseView(ctx: AppContext): HTMLElement {
             attrs: { 'data-id': m.id, tabindex: 0 },
             on: { click: () => open(m), keydown: (e) => e.key === 'Enter' && open(m) },
           },
-          el('td', { class: 'cell-text', testid: 'memory-text' }, truncate(m.text, 160)),
+          el(
+            'td',
+            { class: 'cell-text', testid: 'memory-text' },
+            truncate(m.text, 160),
+            validityLabel(m)
+              ? el('span', { class: 'badge superseded', testid: 'row-superseded' }, validityLabel(m))
+              : null,
+          ),
           el('td', {}, m.type.replace(/Memory$/, '')),
           el('td', {}, m.tags.join(', ')),
           el('td', {}, m.key ?? ''),

@@ -1,5 +1,6 @@
 import { errorText, type AppContext } from './app-context.js';
 import { el, formatTime } from './dom.js';
+import { memoryTimeline, validityLabel } from './memory-timeline.js';
 import type { Memory, RequestScope } from './wire-types.js';
 
 /** The memory's own narrowing (its tenant is the key's). */
@@ -102,6 +103,9 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
     'section',
     { class: 'detail panel', testid: 'memory-detail', attrs: { 'data-id': memory.id } },
     el('h3', {}, 'Memory'),
+    validityLabel(memory)
+      ? el('p', { class: 'badge superseded', testid: 'detail-superseded' }, supersededText(memory))
+      : null,
     el('p', { class: 'memory-text', testid: 'detail-text' }, memory.text),
     el(
       'dl',
@@ -116,6 +120,8 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
       ...row('summary', memory.summary ?? '—'),
       ...row('background', memory.background ?? '—'),
       ...row('stated', formatTime(memory.statedAt)),
+      ...row('valid', `${formatTime(memory.validFrom)} – ${memory.validTo ? formatTime(memory.validTo) : 'now'}`),
+      ...row('version', String(memory.version)),
       ...row('created', formatTime(memory.createdAt)),
       ...row('updated', formatTime(memory.updatedAt)),
       ...row('used', `${memory.usage.count} times, last ${formatTime(memory.usage.lastUsedAt)}`),
@@ -127,5 +133,11 @@ export function memoryDetail(ctx: AppContext, memory: Memory, onChanged: (messag
     el('pre', { class: 'metadata', testid: 'detail-metadata' }, JSON.stringify(memory.metadata, null, 2)),
     el('div', { class: 'row' }, archive, remove, readOnly ? el('span', { class: 'hint' }, 'read-only key') : null),
     status,
+    memoryTimeline(ctx, memory, scopeOf(memory)),
   );
+}
+
+function supersededText(memory: Memory): string {
+  const until = memory.validTo ? ` on ${memory.validTo.slice(0, 10)}` : '';
+  return memory.supersededBy ? `Superseded${until} by ${memory.supersededBy}` : `No longer valid${until}`;
 }

@@ -9,6 +9,7 @@ import type { Hit } from '../../src/model/hit.js';
 import type { RecallResult } from '../../src/model/api.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../../src/model/search-result.js';
 import type { WireSearchOptions } from '../../src/model/request-fields.js';
+import type { HistoryEvent } from '../../src/model/formation/history.js';
 
 export {
   MEMORY_TYPES,
@@ -27,6 +28,14 @@ export type RequestScope = Omit<Scope, 'tenant'>;
 
 export interface Page {
   items: Memory[];
+  nextCursor: string | null;
+}
+
+export type { HistoryEvent };
+
+/** `GET /v1/memories/{id}/history`. */
+export interface HistoryPage {
+  items: HistoryEvent[];
   nextCursor: string | null;
 }
 

@@ -39,6 +39,7 @@ async function openSetting(options: GlobalOptions, setting: EvalSetting): Promis
   const weights = { base: setting.lexicalWeight, short: setting.lexicalWeightShort };
   return openEngram(
     { ...options, store: setting.store ?? options.store, embedder: setting.embedder ?? options.embedder },
+    {},
     { recall: { lexicalWeights: weights }, trackUsage: false },
   );
 }

@@ -11,6 +11,8 @@ interface RecallFlags {
   types?: string[];
   explain?: boolean;
   includeFlagged?: boolean;
+  asOf?: string;
+  includeSuperseded?: boolean;
 }
 
 /** `engram recall <query>`: the core hybrid recall, as a table or JSON. */
@@ -26,6 +28,8 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
       .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)
       .option('--explain', 'show cosine, BM25, weights, channels and timings')
       .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
+      .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
+      .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
       .action(async (query: string, flags: RecallFlags) => {
         const options = globals();
         await withEngram(options, async (engram) => {
@@ -36,6 +40,8 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
             profile: flags.profile,
             types: flags.types as MemoryType[] | undefined,
             includeFlagged: flags.includeFlagged,
+            asOf: flags.asOf,
+            includeSuperseded: flags.includeSuperseded,
           });
           const withheld = result.withheld.map(
             (h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`,

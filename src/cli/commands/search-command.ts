@@ -19,6 +19,8 @@ interface SearchFlags {
   threshold?: number;
   explain?: boolean;
   includeFlagged?: boolean;
+  asOf?: string;
+  includeSuperseded?: boolean;
 }
 
 function formatSearch(result: SearchResult, explain: boolean): string {
@@ -74,6 +76,8 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
     .option('--threshold <x>', 'minimum relevance', parseNumber)
     .option('--explain', 'show paths, channel scores, the plan and timings')
     .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
+    .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
+    .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
     .action(async (query: string, flags: SearchFlags) => {
       const options = globals();
       await withEngram(options, async (engram) => {
@@ -89,6 +93,8 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
           topK: flags.limit,
           threshold: flags.threshold,
           includeFlagged: flags.includeFlagged,
+          asOf: flags.asOf,
+          includeSuperseded: flags.includeSuperseded,
         });
         const withheld = result.withheld.map((h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`);
         const table = [formatSearch(result, flags.explain === true), ...withheld].join('\n');

@@ -23,7 +23,11 @@ interface ServeFlags {
 
 /** With --demo: sample memories for `demo-user` and a key for the tenant, when there are none yet. */
 async function prepareDemo(options: GlobalOptions, dataDir: string): Promise<string | null> {
-  const engram = await openDefaultEngram({ dataDir, embedder: options.embedder });
+  const engram = await openDefaultEngram({
+    dataDir,
+    embedder: options.embedder,
+    engram: { formation: { worker: false } },
+  });
   try {
     const scope = { tenant: options.tenant, user: 'demo-user' };
     if ((await engram.stats({ scope })).total === 0) {
@@ -55,7 +59,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const dataDir = resolve(flags.dataDir);
       const demoKey = flags.demo ? await prepareDemo(options, dataDir) : null;
       // --store names another backend (e.g. PostgreSQL); otherwise the server opens SQLite in the data dir.
-      const engram = options.store ? await openEngram(options, {}, dataDir) : undefined;
+      const engram = options.store ? await openEngram(options, { formationWorker: true }, {}, dataDir) : undefined;
       const server = await startServer({
         dataDir,
         port: flags.port,
@@ -63,7 +67,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
         engram,
         closeEngram: true,
         search: engram ? { rerankers: engram.rerankerNames() } : undefined,
-        defaults: { embedder: options.embedder, engram: engramOptionsFromEnv() },
+        defaults: { embedder: options.embedder, engram: engramOptionsFromEnv({ formationWorker: true }) },
         handleSignals: true,
         onClosed: (error) => {
           if (error) console.error(`error during shutdown: ${error instanceof Error ? error.message : String(error)}`);

@@ -18,6 +18,12 @@ export interface EpisodeWrite {
   id?: string | undefined;
   /** An explicit add's own key. */
   key?: string | null | undefined;
+  /**
+   * What the turn answers: the turn before it in the same conversation, stored as the row's
+   * `background` (recall context, as the importers set it). A merge keeps the row's first one.
+   * @default null
+   */
+  background?: string | null | undefined;
 }
 
 /** What storing one {@link EpisodeWrite} does. */

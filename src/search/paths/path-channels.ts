@@ -22,7 +22,7 @@ export async function runPathChannels(spec: PathSpec, k: number, inputs: PathInp
   const context: ChannelContext = {
     store: inputs.store,
     model: inputs.model,
-    filter: { scope: inputs.scope, types: spec.types, statuses: ['activated'] },
+    filter: { scope: inputs.scope, types: spec.types, statuses: ['activated'], validAt: inputs.validAt },
     goal: inputs.goal,
     queryTexts: inputs.queryTexts,
     queryVectors: inputs.queryVectors,

@@ -11,6 +11,8 @@ export interface PathInputs {
   store: MemoryStore;
   model: string;
   scope: Scope;
+  /** Only memories valid at this instant (`MemoryFilter.validAt`). */
+  validAt?: string | undefined;
   collection: string | null;
   goal: ParsedGoal;
   queryTexts: string[];

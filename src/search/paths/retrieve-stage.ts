@@ -50,6 +50,7 @@ function pathInputs(context: StageContext, query: StageQuery, collection: string
     store: context.store,
     model: context.model,
     scope: collection === null ? context.scope : { ...context.scope, collection },
+    validAt: context.validAt,
     collection,
     goal: query.goal,
     queryTexts: query.queryTexts,

@@ -16,6 +16,8 @@ export interface StageContext {
   model: string;
   /** The search's scope; each collection narrows it. */
   scope: Scope;
+  /** Only memories valid at this instant (`MemoryFilter.validAt`); undefined with `includeSuperseded`. */
+  validAt?: string | undefined;
   /** Collections the caller may read (`null`: the search named none). */
   collections: ReadonlyArray<string | null>;
   paths: readonly PathSpec[];

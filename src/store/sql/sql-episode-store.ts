@@ -90,10 +90,11 @@ function episodeRecord(
     tags: [],
     level: null,
     summary: null,
-    background: null,
+    background: write.background ?? null,
     sources: [source],
     scope: episode.scope,
-    metadata: {},
+    // Who said it, where recall reads a speaker's name (the chat source's role is the turn's role).
+    metadata: episode.speaker === null ? {} : { speaker: episode.speaker },
     statedAt: episode.occurredAt,
     validFrom: episode.occurredAt,
     createdAt: episode.createdAt,
@@ -124,6 +125,8 @@ function assertWrites(writes: EpisodeWrite[], options: AppendEpisodesOptions): v
       throw new EngramError('INVALID_INPUT', `${field}.turn.role must be one of: ${TURN_ROLES.join(', ')}`);
     instantArgument(write.turn.occurredAt, `${field}.turn.occurredAt`);
     if (write.id !== undefined) textArgument(write.id, `${field}.id`);
+    if (write.background !== undefined && write.background !== null && typeof write.background !== 'string')
+      throw new EngramError('INVALID_INPUT', `${field}.background must be a string or null`, { details: { field } });
     const vector = options.vectors?.[i];
     if (vector) assertVector(vector.vector, vector.embedding, write.id);
   });

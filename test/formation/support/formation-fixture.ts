@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Engram, type EngramEvent } from '../../../src/engram.js';
+import type { FormationOptions } from '../../../src/formation/formation-options.js';
+import type { MemoryStore } from '../../../src/store/memory-store.js';
+import { createPostgresStore } from '../../../src/store/postgres/index.js';
+import { createSqliteStore } from '../../../src/store/sqlite/index.js';
+import { HashedEmbedder } from '../../support/hashed-embedder.js';
+import { startPgCluster, type PgCluster } from '../../support/pg-cluster.js';
+import { chatFor, handleOf, type Provider } from './chat-for.js';
+import type { ScriptedLlmServer, ScriptedReply, ScriptedRequest, ScriptRule } from './scripted-llm-server.js';
+
+export const BACKEND_NAMES = ['sqlite', 'postgres'] as const;
+export type BackendName = (typeof BACKEND_NAMES)[number];
+
+/**
+ * Real stores for formation tests: a SQLite file in a temp folder, or a schema on a throwaway
+ * PostgreSQL server (started once per test file, on first use).
+ */
+export class FormationBackends {
+  private cluster: PgCluster | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'engram-formation-'));
+  private n = 0;
+
+  /** Where a store of `backend` lives, so that a second process can open the same one. */
+  async location(backend: BackendName): Promise<string> {
+    const n = this.n++;
+    if (backend === 'sqlite') return join(this.dir, `f${n}.db`);
+    this.cluster ??= await startPgCluster({ database: 'engram_formation' });
+    return `${this.cluster.url}#formation_${n}`;
+  }
+
+  async open(backend: BackendName, location?: string): Promise<MemoryStore> {
+    return openStoreAt(location ?? (await this.location(backend)));
+  }
+
+  async close(): Promise<void> {
+    await this.cluster?.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Opens a location from {@link FormationBackends.location}: a SQLite path or `postgres://…#schema`. */
+export async function openStoreAt(location: string): Promise<MemoryStore> {
+  if (!location.startsWith('postgres://')) return createSqliteStore({ path: location });
+  const [url, schema] = location.split('#') as [string, string];
+  return createPostgresStore({ connectionString: url, schema, vector: 'app' });
+}
+
+/** Formation options fast enough for tests: the worker polls often, retries come quickly. */
+export function testFormation(model: FormationOptions['llm'], extra: FormationOptions = {}): FormationOptions {
+  return {
+    llm: model,
+    worker: { pollMs: 20, leaseMs: 5_000, graceMs: 2_000, ...(extra.worker === false ? {} : extra.worker) },
+    retry: { maxAttempts: 4, baseMs: 20, maxMs: 100, ...extra.retry },
+    captureQuietMs: 200,
+    ...extra,
+    ...(extra.worker === false ? { worker: false } : {}),
+  };
+}
+
+/** Engram over a real store, the hashed embedder, and formation through the scripted server. */
+export async function openFormed(
+  store: MemoryStore,
+  llm: { provider: Provider; server: ScriptedLlmServer } | null,
+  extra: FormationOptions = {},
+  events: EngramEvent[] = [],
+): Promise<Engram> {
+  const model = llm ? chatFor(llm.provider, llm.server, { retries: 1, timeoutMs: 2_000 }) : false;
+  return Engram.open({
+    store,
+    embedder: new HashedEmbedder({ dim: 128 }),
+    env: {},
+    formation: testFormation(model, extra),
+    onEvent: (event) => events.push(event),
+  });
+}
+
+export const EXTRACT = 'durable memories';
+export const CONSOLIDATE = 'memory store consistent';
+
+/** A fact the scripted extractor answers, citing the turn that contains `turn`. */
+export interface ScriptedFact {
+  text: string;
+  /** A substring of the source turn's text. */
+  turn: string;
+  key: string | null;
+  kind?: string;
+  when?: string | null;
+  confidence?: number;
+}
+
+/** An extraction rule: for the window whose prompt contains `whenPrompt`, answer these facts. */
+export function extractionRule(name: string, whenPrompt: string, facts: ScriptedFact[], times?: number): ScriptRule {
+  return {
+    name,
+    times,
+    match: (r: ScriptedRequest) => r.prompt.includes(EXTRACT) && r.prompt.includes(whenPrompt),
+    reply: ({ prompt }) => ({
+      content: {
+        memories: facts.map((f) => ({
+          text: f.text,
+          kind: f.kind ?? 'user_fact',
+          key: f.key,
+          tags: [],
+          confidence: f.confidence ?? 0.9,
+          turns: [handleOf(prompt, JSON.stringify(f.turn).slice(1, -1), 't')],
+          when: f.when ?? null,
+        })),
+      },
+    }),
+  };
+}
+
+/** A decision the scripted consolidator answers: `candidate` and `target` are texts it finds the handles of. */
+export interface ScriptedDecision {
+  candidate: string;
+  action: 'ADD' | 'UPDATE' | 'SUPERSEDE' | 'NOOP';
+  /** Text of the existing memory acted on. */
+  target?: string;
+  text?: string;
+}
+
+/** A consolidation rule for the batch whose prompt contains `whenPrompt`. */
+export function consolidationRule(name: string, whenPrompt: string, decisions: ScriptedDecision[]): ScriptRule {
+  return {
+    name,
+    match: (r: ScriptedRequest) => r.prompt.includes(CONSOLIDATE) && r.prompt.includes(whenPrompt),
+    reply: ({ prompt }): ScriptedReply => ({
+      content: {
+        decisions: decisions.map((d) => ({
+          candidate: handleOf(prompt, `"${d.candidate}`, 'c'),
+          action: d.action,
+          target: d.target ? handleOf(prompt, `"${d.target}"`, 'm') : null,
+          text: d.text ?? null,
+        })),
+      },
+    }),
+  };
+}
+
+/** Texts of a recall's hits, best first. */
+export async function recalled(
+  engram: Engram,
+  query: string,
+  options: Record<string, unknown> = {},
+): Promise<string[]> {
+  const result = await engram.recall(query, {
+    scope: { tenant: 't', user: 'ana' },
+    threshold: -1,
+    limit: 10,
+    ...options,
+  });
+  return result.hits.map((h) => h.memory.text);
+}
