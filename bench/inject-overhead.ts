@@ -63,6 +63,7 @@ function fixedRecaller(hits: Hit[]): Recaller {
         query,
         hits,
         cut: [],
+        withheld: [],
         poolSize: hits.length,
         timings: { embedMs: 0, denseMs: 0, lexicalMs: 0, rankMs: 0, totalMs: 0 },
       };

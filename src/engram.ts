@@ -22,6 +22,7 @@ import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } 
 import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
+import { rankWithholding } from './recall/withhold-flagged.js';
 import type { MemoryRecord, MemoryStore, WriteContext } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
@@ -43,6 +44,8 @@ import type { WarmReport } from './model/warm-report.js';
 import { warmUp } from './recall/warm-up.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import type { Reranker } from './search/rank/reranker.js';
+import { WriteGuard, type WriteSafetyOptions } from './safety/write-guard.js';
+import { FormationGuard } from './safety/formation-guard.js';
 import { resolveValidity } from './model/resolve-validity.js';
 import type {
   FormationJobsRequest,
@@ -114,6 +117,12 @@ export interface EngramOptions {
   /** Close the store and embedder on {@link Engram.close}. @default true */
   ownResources?: boolean | undefined;
   /**
+   * Write safety: secrets and financial data masked, text that instructs the model flagged, on
+   * every write. `policy` is the instance's, `tenantPolicy` looks up each tenant's over it; a
+   * call's `safety` can only tighten. @default {} (secrets, cards, IBANs masked; flagging on)
+   */
+  safety?: WriteSafetyOptions | undefined;
+  /**
    * Memory formation: `remember` and capture store turns as deduplicated episodes (always, on a
    * store with formation storage); with an LLM (or the rule-based extractor) a background worker
    * forms time-valid facts from them. @default {} (no LLM: episodes only)
@@ -164,6 +173,7 @@ export class Engram implements MemoryApi {
   private readonly pending = new Set<Promise<unknown>>();
   /** Candidates' tokens, reused across recalls (keyed by id and last update). */
   private readonly tokenCache = new TokenCache();
+  private readonly guard: WriteGuard;
   /** Null when the store has no formation storage (a custom store). */
   private readonly formation: FormationService | null;
   private closed = false;
@@ -176,6 +186,7 @@ export class Engram implements MemoryApi {
     this.recallDefaults = { limit: 5, threshold: 0.1, profile: 'engram', ...options.recall };
     this.clock = options.clock ?? (() => new Date());
     this.generateId = options.generateId ?? randomUUID;
+    this.guard = new WriteGuard(options.safety);
     this.formation = this.openFormation();
   }
 
@@ -198,6 +209,7 @@ export class Engram implements MemoryApi {
       limits: this.limits,
       withRetry: (fn) => this.withRetry(fn),
       archiveTurns: (tenant, ids, context) => this.archiveTurns(tenant, ids, context),
+      guard: new FormationGuard(this.guard),
       onEvent: (event) => this.options.onEvent?.({ type: 'formation', formation: event }),
     });
   }
@@ -349,7 +361,12 @@ export class Engram implements MemoryApi {
     if (!Array.isArray(inputs) || inputs.length === 0) {
       throw new EngramError('INVALID_INPUT', 'memories must be a non-empty array', { details: { field: 'memories' } });
     }
-    const normalized = inputs.map((input, i) => validateMemoryInput(input, this.limits, `memories[${i}]`));
+    const policy = await this.guard.policy(scope.tenant, options.safety);
+    const validated = inputs.map((input, i) => validateMemoryInput(input, this.limits, `memories[${i}]`));
+    // A caller's vector encodes the text as sent: once the guard masks that text, embed the masked one.
+    const normalized = this.guard
+      .inputs(validated, policy)
+      .map((n, i) => (n.vector !== undefined && n.text !== validated[i]?.text ? { ...n, vector: undefined } : n));
     const ids = new Set<string>();
     for (const n of normalized) {
       if (n.id !== undefined && ids.has(n.id)) {
@@ -392,7 +409,13 @@ export class Engram implements MemoryApi {
   async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    const { vector: given, ...clean } = validatePatch(patch, this.limits);
+    const { vector: sent, ...valid } = validatePatch(patch, this.limits);
+    const policy = await this.guard.policy(scope.tenant, options.safety);
+    const [existing] = await this.withRetry(() => this.store.get(scope.tenant, [String(id)]));
+    if (!existing) throw new EngramError('NOT_FOUND', `no memory ${id} in tenant ${scope.tenant}`, { details: { id } });
+    const clean = this.guard.patch(valid, existing, policy);
+    // A caller's vector encodes the text as sent: once the guard masks that text, embed the masked one.
+    const given = clean.text !== valid.text ? undefined : sent;
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined || given !== undefined) {
       await this.checkModel(scope);
@@ -485,7 +508,9 @@ export class Engram implements MemoryApi {
     checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
     checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
     const hasVector = options.vector !== undefined;
-    const text = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
+    const asked = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
+    // A query holds what users paste too: masked like a memory before it is embedded.
+    const text = await this.guard.query(asked, filter.scope.tenant);
     const limit = validateLimit(options.limit ?? this.recallDefaults.limit, this.limits.maxLimit);
     const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
     checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
@@ -517,10 +542,18 @@ export class Engram implements MemoryApi {
           embedMs,
         ),
       );
-    let result = await rank(limit);
+    const include = options.includeFlagged === true;
+    // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
+    let result = await rankWithholding(rank, limit, this.limits.maxLimit, include);
     // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
     const repeated = result.hits.length - distinctHits(result.hits).length;
-    if (repeated > 0) result = await rank(Math.min(limit + repeated, this.limits.maxLimit));
+    if (repeated > 0)
+      result = await rankWithholding(
+        rank,
+        Math.min(limit + repeated, this.limits.maxLimit),
+        this.limits.maxLimit,
+        include,
+      );
     const hits = distinctHits(result.hits).slice(0, limit);
     const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
     const explained = validity.includeSuperseded
@@ -591,7 +624,7 @@ export class Engram implements MemoryApi {
     this.ensureOpen();
     const filter = this.filterOf({ scope: options?.scope, types: options.types });
     validateSearchOptions(options, filter.scope.tenant, this.limits);
-    const text = validateText(query, this.limits.maxQueryLength, 'query');
+    const text = await this.guard.query(validateText(query, this.limits.maxQueryLength, 'query'), filter.scope.tenant);
     const validity = resolveValidity(options, this.clock);
     await this.checkModel(filter.scope);
     const vector =
@@ -742,6 +775,7 @@ export class Engram implements MemoryApi {
     if (this.options.ownResources !== false) {
       await this.store.close();
       await this.embedder.close?.();
+      await this.guard.close();
     }
   }
 }

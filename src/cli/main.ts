@@ -13,6 +13,8 @@ import { registerKeys } from './commands/keys-command.js';
 import { registerMcp } from './commands/mcp-command.js';
 import { registerServe } from './commands/serve-command.js';
 import { registerStats } from './commands/stats-command.js';
+import { registerSafety } from './commands/safety-command.js';
+import { registerScrub } from './commands/scrub-command.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { registerRemember } from './commands/remember-command.js';
 import { registerHistory } from './commands/history-command.js';
@@ -77,6 +79,8 @@ export function buildProgram(output: CliOutput = STDERR): Command {
   registerKeys(program, globals);
   registerMcp(program, globals);
   registerStoreCommands(program, globals);
+  registerSafety(program, globals);
+  registerScrub(program, globals);
   return program;
 }
 

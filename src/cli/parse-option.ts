@@ -29,3 +29,17 @@ export function parseList(value: string): string[] {
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
 }
+
+/** Commander parser for a JSON object (e.g. `--safety '{"actions":{"card":"reject"}}'`); INVALID_INPUT otherwise. */
+export function parseJsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new EngramError('INVALID_INPUT', 'the option must be a JSON object', { details: {} });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new EngramError('INVALID_INPUT', 'the option must be a JSON object', { details: {} });
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,4 +1,4 @@
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped } from '../model/api.js';
+import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from '../model/api.js';
 import { EngramError, isEngramErrorCode } from '../model/errors.js';
 import { codeForHttpStatus } from '../model/status-code.js';
 import type { GivenVector, Memory, MemoryInput, MemoryPatch } from '../model/memory.js';
@@ -64,6 +64,11 @@ function wireVector(vector: GivenVector | undefined): number[] | undefined {
 function wireMemory<T extends { vector?: GivenVector | undefined }>(input: T): T {
   if (input === null || typeof input !== 'object' || input.vector === undefined) return input;
   return { ...input, vector: wireVector(input.vector) };
+}
+
+/** A write's `safety` body field, only when the call names one. */
+function safetyBody(options: WriteOptions): { safety?: WriteOptions['safety'] } {
+  return options?.safety === undefined ? {} : { safety: options.safety };
 }
 
 type QueryValue = string | number | string[] | undefined | null;
@@ -164,21 +169,23 @@ export class RemoteEngram implements MemoryApi {
   }
 
   /** Adds one memory. */
-  async add(input: MemoryInput, options: Scoped): Promise<Memory> {
+  async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>('POST', '/v1/memories', scope, {
       scope: scopeBody(scope),
       memory: wireMemory(input),
+      ...safetyBody(options),
     });
     return result.memory;
   }
 
   /** Adds all memories, or none. */
-  async addMany(inputs: MemoryInput[], options: Scoped): Promise<Memory[]> {
+  async addMany(inputs: MemoryInput[], options: WriteOptions): Promise<Memory[]> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memories: Memory[] }>('POST', '/v1/memories/batch', scope, {
       scope: scopeBody(scope),
       memories: Array.isArray(inputs) ? inputs.map(wireMemory) : inputs,
+      ...safetyBody(options),
     });
     return result.memories;
   }
@@ -200,7 +207,7 @@ export class RemoteEngram implements MemoryApi {
   }
 
   /** Changes a memory; NOT_FOUND when the id is not in the tenant. */
-  async update(id: string, patch: MemoryPatch, options: Scoped): Promise<Memory> {
+  async update(id: string, patch: MemoryPatch, options: WriteOptions): Promise<Memory> {
     const scope = validateScope(options?.scope);
     const result = await this.call<{ memory: Memory }>(
       'PATCH',
@@ -209,6 +216,7 @@ export class RemoteEngram implements MemoryApi {
       {
         scope: scopeBody(scope),
         patch: wireMemory(patch),
+        ...safetyBody(options),
       },
     );
     return result.memory;
@@ -266,6 +274,7 @@ export class RemoteEngram implements MemoryApi {
       lexicalWeight: options.lexicalWeight,
       lexicalWeightShort: options.lexicalWeightShort,
       vector: wireVector(options.vector),
+      includeFlagged: options.includeFlagged,
       asOf: options.asOf instanceof Date ? options.asOf.toISOString() : options.asOf,
       includeSuperseded: options.includeSuperseded,
       explain: this.options.explain || undefined,

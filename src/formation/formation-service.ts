@@ -1,3 +1,4 @@
+import type { FormationGuard } from '../safety/formation-guard.js';
 import { randomBytes } from 'node:crypto';
 import { EngramError } from '../model/errors.js';
 import type { Scoped } from '../model/api.js';
@@ -40,6 +41,8 @@ export interface FormationServiceDeps {
   /** Retries transient storage failures (busy database, serialization conflicts) of a write. @default none */
   withRetry?: (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
   onEvent?: FormationEventListener | undefined;
+  /** The write guard: turns are masked before they are stored, embedded or extracted from. @default none */
+  guard?: Pick<FormationGuard, 'turns'> | undefined;
 }
 
 /**
@@ -136,8 +139,8 @@ export class FormationService {
     }
     const validated = validateTurns(messages, { limits: this.deps.limits, scope, now: this.deps.clock });
     // Turn text enters the pipeline here: validated, not yet stored, embedded or shown to an LLM.
-    // The write guard (redaction, injection checks) belongs on this line, before anything below.
-    const turns = validated;
+    // The write guard masks turn text here: nothing below (episodes, vectors, extraction prompts) sees a masked value.
+    const turns = this.deps.guard ? await this.deps.guard.turns(validated, scope.tenant) : validated;
     await this.checkBacklog(scope.tenant);
     const vectors = await this.vectorsOf(
       turns.map((t) => t.text),

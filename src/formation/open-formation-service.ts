@@ -2,7 +2,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { InputLimits } from '../model/validate.js';
 import type { FormationEventListener } from './formation-event.js';
 import { resolveFormation, type FormationOptions } from './formation-options.js';
-import { FormationService } from './formation-service.js';
+import { FormationService, type FormationServiceDeps } from './formation-service.js';
 import type { FormationStore } from './formation-store.js';
 import { recallNeighbours, type NeighbourRecall } from './recall-neighbours.js';
 import type { EmbedTexts, RunJobDeps } from './run-job.js';
@@ -22,6 +22,7 @@ export interface FormationParts {
   limits: Pick<InputLimits, 'maxTextLength' | 'maxLimit'>;
   withRetry: <T>(fn: () => Promise<T>) => Promise<T>;
   archiveTurns: RunJobDeps['archiveTurns'];
+  guard?: FormationServiceDeps['guard'];
   onEvent?: FormationEventListener | undefined;
 }
 
@@ -37,6 +38,7 @@ export function openFormationService(parts: FormationParts): FormationService {
       limits: parts.limits,
       withRetry: parts.withRetry,
       archiveTurns: parts.archiveTurns,
+      guard: parts.guard,
       onEvent: parts.onEvent,
     },
     config,

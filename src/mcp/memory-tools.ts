@@ -31,13 +31,21 @@ const addMemory = defineTool({
     tags: z.array(z.string()).optional(),
     key: z.string().optional().describe('A short key naming what the memory is about.'),
     statedAt: z.string().optional().describe('ISO-8601 date when it was said.'),
+    safety: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Tighten the write-safety policy for this memory only, e.g. {"actions":{"email":"mask"}}; it can never loosen the server\'s.',
+      ),
     ...scopeArgs,
   }),
   async run(args, { api, principal }) {
     const { requested, rest } = splitScope(args);
-    const memory = await api.add(rest, {
+    const { safety, ...input } = rest;
+    const memory = await api.add(input, {
       scope: resolveScope(principal, requested, 'write'),
       caller: principalCaller(principal),
+      safety,
     });
     return { memory: compact(memory) };
   },
@@ -56,7 +64,10 @@ const searchMemories = defineTool({
     const scope = resolveSearchScope(principal, requested, options.collections);
     const result = await api.search(query, { ...options, scope });
     const hits = result.hits.map((h) => ({ ...compact(h.memory), score: h.relevance, collection: h.collection }));
-    return Object.keys(result.degraded).length > 0 ? { hits, degraded: result.degraded } : { hits };
+    // Withheld memories are named, never shown: their text (and the phrases of the reason) would instruct the agent.
+    const withheld = result.withheld.map((h) => ({ id: h.memory.id, rules: h.explanation.flagged?.rules ?? [] }));
+    const out = withheld.length > 0 ? { hits, withheld } : { hits };
+    return Object.keys(result.degraded).length > 0 ? { ...out, degraded: result.degraded } : out;
   },
 });
 

@@ -6,6 +6,7 @@ import type { ListOptions, MemoryFilter, Page, ScopeStats } from './memory-filte
 import type { SearchOptions } from './search-options.js';
 import type { SearchResult } from './search-result.js';
 import type { WarmReport } from './warm-report.js';
+import type { SafetyPolicyPatch } from './safety-policy-patch.js';
 import type { FormationApi } from './formation/formation-api.js';
 import type { HistoryCaller } from './formation/history.js';
 import type { ValidityOptions } from './validity-options.js';
@@ -37,6 +38,12 @@ export interface RecallOptions extends Scoped, ValidityOptions {
    * may then be empty). Checked like a memory's vector. @default embedded from `query`
    */
   vector?: GivenVector | undefined;
+  /**
+   * Return memories flagged on write as trying to instruct the model among the hits (each with
+   * `explanation.flagged`). Off, they are withheld: listed in `withheld` with the reason, never
+   * in `hits`, so never injected. @default false
+   */
+  includeFlagged?: boolean | undefined;
   /** Abort the recall. */
   signal?: AbortSignal | undefined;
 }
@@ -56,6 +63,12 @@ export interface RecallResult {
   hits: Hit[];
   /** Ranked hits that the threshold removed (best first), for explanation. */
   cut: Hit[];
+  /**
+   * Hits that ranked among the best but were withheld because their memory was flagged on write
+   * as trying to instruct the model (best first); `explanation.flagged` says why. Empty with
+   * `includeFlagged`. The hits are refilled from further down the ranking.
+   */
+  withheld: Hit[];
   /** Size of the dense candidate pool that was used. */
   poolSize: number;
   timings: RecallTimings;
@@ -76,6 +89,12 @@ export interface WriteOptions extends Scoped {
    * principal, never a secret). @default `{ kind: 'system', id: null }`
    */
   caller?: HistoryCaller | undefined;
+  /**
+   * This write's safety policy over the instance's and the tenant's. It can only tighten: an
+   * action moves towards `reject`, the guard can be switched on but not off, the poisoning
+   * threshold only goes down, national ids are added by preset name only; delete ignores it. @default none
+   */
+  safety?: SafetyPolicyPatch | undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { MemoryFlag } from './memory-flag.js';
 import type { Memory } from './memory.js';
 
 /** Which retrieval channel put a memory into the candidate set. */
@@ -25,6 +26,11 @@ export interface HitExplanation {
   lexicalRank?: number | undefined;
   /** Named extra scores (graph, rerank, boosts) added by later stages. */
   extra?: Record<string, number> | undefined;
+  /**
+   * Why the memory was flagged on write as trying to instruct the model: such a hit is in the
+   * result's `withheld` list, or in `hits` when the call passed `includeFlagged`.
+   */
+  flagged?: MemoryFlag | undefined;
   /** How the memory stands at the recall's instant; present when superseded memories were asked for. */
   validity?: HitValidity | undefined;
 }

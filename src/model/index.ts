@@ -18,3 +18,5 @@ export * from './search-result.js';
 export * from './status-code.js';
 export * from './validate.js';
 export * from './validate-search-options.js';
+export * from './safety-policy-patch.js';
+export * from './memory-flag.js';

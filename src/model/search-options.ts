@@ -65,5 +65,11 @@ export interface SearchOptions extends ValidityOptions {
    * memory's vector. REST and the remote client carry it; MCP tools take text only. @default embedded from `query`
    */
   vector?: GivenVector | undefined;
+  /**
+   * Keep memories flagged on write as trying to instruct the model among the hits (each with
+   * `explanation.flagged`). Off, they are withheld before post-processing, deep search and the
+   * reasoner (no LLM sees them) and listed in `withheld`. @default false
+   */
+  includeFlagged?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }

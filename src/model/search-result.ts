@@ -1,3 +1,4 @@
+import type { MemoryFlag } from './memory-flag.js';
 import type { HitValidity } from './hit.js';
 import type { Memory } from './memory.js';
 import type { ParsedGoal, PlanInfo } from './parsed-goal.js';
@@ -22,6 +23,8 @@ export interface SearchExplanation {
   boost?: number | undefined;
   /** Deep-search stage (0 = first retrieval) that found it. */
   stage?: number | undefined;
+  /** Why the memory was flagged on write as trying to instruct the model (see `SearchResult.withheld`). */
+  flagged?: MemoryFlag | undefined;
   /** How the memory stands at the search's instant; present when superseded memories were asked for. */
   validity?: HitValidity | undefined;
 }
@@ -79,4 +82,9 @@ export interface SearchResult {
   collections: { searched: Array<string | null>; denied: string[] };
   /** Failures that were degraded (path, channel, internet, reasoner, stage) with their messages. */
   degraded: Record<string, string>;
+  /**
+   * The best hits withheld because their memory was flagged on write as trying to instruct the
+   * model (at most `topK`, best first), with `explanation.flagged`. Empty with `includeFlagged`.
+   */
+  withheld: SearchHit[];
 }

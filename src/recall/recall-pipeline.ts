@@ -46,7 +46,7 @@ export async function runRecall(
   deps: RecallDeps,
   request: RecallRequest,
   embedMs = 0,
-): Promise<Omit<RecallResult, 'query'>> {
+): Promise<Omit<RecallResult, 'query' | 'withheld'>> {
   const now = deps.now ?? (() => performance.now());
   const start = now();
   const { store } = deps;

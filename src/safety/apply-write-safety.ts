@@ -14,6 +14,12 @@ export interface WriteSafetyResult<T> {
   changed: boolean;
 }
 
+/** Options of {@link applyWriteSafety}. */
+export interface ApplyWriteSafetyOptions {
+  /** Prefix of the field paths in errors, e.g. `memories[3]` (the report's paths stay relative). @default none */
+  field?: string | undefined;
+}
+
 function unique<T>(values: Iterable<T>): T[] {
   return [...new Set(values)];
 }
@@ -32,6 +38,7 @@ function unique<T>(values: Iterable<T>): T[] {
  *
  * @param input a `MemoryInput`, a `MemoryPatch` or anything with those fields; never mutated.
  * @param policy @default DEFAULT_SAFETY_POLICY (see `resolveSafetyPolicy` for the three levels)
+ * @param options where the input sits in the request, for the errors' field paths
  * @throws EngramError('SENSITIVE_DATA_REJECTED') when a category the policy rejects is present;
  *   `details` has `categories` and `fields`, the message names them, neither holds the value.
  * @throws EngramError('INSTRUCTION_REJECTED') when the policy rejects instruction-like text;
@@ -40,12 +47,14 @@ function unique<T>(values: Iterable<T>): T[] {
 export function applyWriteSafety<T extends SafetyFields>(
   input: T,
   policy: SafetyPolicy = DEFAULT_SAFETY_POLICY,
+  options: ApplyWriteSafetyOptions = {},
 ): WriteSafetyResult<T> {
   const pass = runSafety(input, policy, 'write');
+  const at = (field: string): string => (options.field === undefined ? field : `${options.field}.${field}`);
   if (pass.rejected.length > 0) {
     const categories = unique(pass.rejected.map((r) => r.category));
-    const fields = unique(pass.rejected.map((r) => r.field));
-    const where = pass.rejected.map((r) => `${r.category} in ${r.field}`);
+    const fields = unique(pass.rejected.map((r) => at(r.field)));
+    const where = pass.rejected.map((r) => `${r.category} in ${at(r.field)}`);
     throw new EngramError(
       'SENSITIVE_DATA_REJECTED',
       `the memory holds data the safety policy rejects: ${unique(where).join(', ')}`,
@@ -55,7 +64,7 @@ export function applyWriteSafety<T extends SafetyFields>(
     );
   }
   if (policy.poisoning.action === 'reject' && pass.report.flags.length > 0) {
-    const fields = unique(pass.report.flags.map((f) => f.field));
+    const fields = unique(pass.report.flags.map((f) => at(f.field)));
     const rules = unique(pass.report.flags.flatMap((f) => f.rules));
     throw new EngramError(
       'INSTRUCTION_REJECTED',

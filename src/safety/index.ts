@@ -23,3 +23,4 @@ export {
 } from './safety-report.js';
 export { scrubMemory, type ScrubResult } from './scrub-memory.js';
 export { isSensitiveCategory, SENSITIVE_CATEGORIES, type SensitiveCategory } from './sensitive-category.js';
+export { FormationGuard, type GuardedOperations } from './formation-guard.js';

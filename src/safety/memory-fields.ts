@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../model/json.js';
 import type { MemorySource } from '../model/memory.js';
 import type { MemoryType } from '../model/memory-type.js';
+import { SAFETY_METADATA_KEY } from '../model/memory-flag.js';
 
 /** The string-carrying fields of a memory input, a patch or a stored memory. */
 export interface SafetyFields {
@@ -17,9 +18,9 @@ export interface SafetyFields {
 /**
  * Where Engram keeps a memory's safety report in its metadata. Scrubbing skips it (the report
  * quotes the phrases that got a memory flagged); the write path scans it like any other key, so
- * a caller cannot hide a value there, and should replace a caller-supplied one by its own report.
+ * a caller cannot hide a value there, and replaces a caller-supplied one by its own report.
  */
-export const SAFETY_METADATA_KEY = 'engramSafety';
+export { SAFETY_METADATA_KEY };
 
 /** Called with each string and its path (`text`, `tags[2]`, `sources[0].content`, `metadata.a.b`); returns the new value. */
 export type StringVisitor = (value: string, field: string) => string;

@@ -1,7 +1,7 @@
 import { compilePolicy } from './compile-policy.js';
 import { detectSensitive } from './detect/detect-sensitive.js';
 import type { Finding } from './detect/finding.js';
-import { checkInstructions } from './guard/poisoning-guard.js';
+import { checkInstructions, type GuardVerdict } from './guard/poisoning-guard.js';
 import { maskText } from './mask-text.js';
 import { mapMemoryStrings, type SafetyFields } from './memory-fields.js';
 import type { SafetyPolicy } from './safety-policy.js';
@@ -48,6 +48,7 @@ export function runSafety<T extends SafetyFields>(
   const compiled = compilePolicy(policy);
   const guard = policy.poisoning.action !== 'off';
   const seen = new Map<string, readonly Finding[]>();
+  const verdicts = new Map<string, GuardVerdict>();
   const guardOptions = { threshold: policy.poisoning.threshold, allowToolSyntax: TOOL_TYPES.has(target.type ?? '') };
   const value = mapMemoryStrings(
     target,
@@ -69,7 +70,9 @@ export function runSafety<T extends SafetyFields>(
         }
       }
       if (guarded) {
-        const verdict = checkInstructions(out, guardOptions);
+        // Text and a chat source's content are often the same words: read them once.
+        let verdict = verdicts.get(out);
+        if (verdict === undefined) verdicts.set(out, (verdict = checkInstructions(out, guardOptions)));
         if (verdict.flagged) {
           report.flags.push({
             field,

@@ -1,13 +1,16 @@
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 
 import { EngramError } from '../model/errors.js';
-import { compileNationalId, NATIONAL_ID_PRESETS, type NationalIdRule } from './detect/national-ids.js';
+import type {
+  NationalIdRule,
+  PoisoningAction,
+  SafetyPolicyPatch,
+  SensitiveAction,
+} from '../model/safety-policy-patch.js';
+import { compileNationalId, NATIONAL_ID_PRESETS } from './detect/national-ids.js';
 import { SENSITIVE_CATEGORIES, type SensitiveCategory } from './sensitive-category.js';
 
-/** What happens to sensitive data of one category on write. */
-export type SensitiveAction = 'keep' | 'mask' | 'reject';
-/** What happens to text that tries to instruct the model. */
-export type PoisoningAction = 'off' | 'flag' | 'reject';
+export type { PoisoningAction, SafetyPolicyPatch, SensitiveAction } from '../model/safety-policy-patch.js';
 
 /** The write-safety policy: a small plain value, merged at three levels (instance, tenant, call). */
 export interface SafetyPolicy {
@@ -27,15 +30,6 @@ export interface SafetyPolicy {
     /** Guard score at which text is flagged. @default 1 */
     readonly threshold: number;
   };
-}
-
-/** A partial policy, as configured at one level. */
-export interface SafetyPolicyPatch {
-  enabled?: boolean | undefined;
-  actions?: Partial<Record<SensitiveCategory, SensitiveAction>> | undefined;
-  phoneRegion?: string | null | undefined;
-  nationalIds?: readonly (string | NationalIdRule)[] | undefined;
-  poisoning?: { action?: PoisoningAction | undefined; threshold?: number | undefined } | undefined;
 }
 
 /** The defaults a privacy-minded user would choose: secrets and financial data masked, contact details kept. */

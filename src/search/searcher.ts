@@ -23,6 +23,8 @@ import { resolveSearchSettings, type SearchSettings } from './resolve-search-set
 import { runDeepSearch } from './run-deep-search.js';
 import { timed } from './timed.js';
 import { toSearchHits } from './to-search-hits.js';
+import { withholdFlagged } from '../recall/withhold-flagged.js';
+import { memoryFlag } from '../model/memory-flag.js';
 import { resolveValidity, type ResolvedValidity } from '../model/resolve-validity.js';
 import { withValidity } from '../model/distinct-hits.js';
 
@@ -123,8 +125,10 @@ export class Searcher {
       keywordTerms: planning.keywordTerms,
     };
     const [retrieved, pathsMs] = await timed(this.now, () => retrieveStage(context, firstStage, 0));
+    // Flagged memories (instructions) leave before post-processing: no deep stage or reasoner sees them.
+    const withheld = new Map<string, SearchCandidate>();
     const post = (candidates: SearchCandidate[]): Promise<SearchCandidate[]> =>
-      postProcess(candidates, options, settings.limits, (ids) =>
+      postProcess(admitted(candidates, options.includeFlagged === true, withheld), options, settings.limits, (ids) =>
         this.deps.store.getVectors(
           options.scope.tenant,
           ids.filter((id) => !isWebMemoryId(id)),
@@ -140,12 +144,14 @@ export class Searcher {
       : [deep.candidates, 0];
 
     // With superseded memories included, each hit says how it stands at the search's instant.
-    const ranked = toSearchHits(candidates, deep.rewrites);
+    const ranked = withholdFlagged(toSearchHits(candidates, deep.rewrites), true).shown;
     const hits = validity.includeSuperseded ? withValidity(ranked, validity.at) : ranked;
     this.recordUsage(options.scope.tenant, hits);
+    const best = [...withheld.values()].sort((a, b) => b.score - a.score).slice(0, settings.topK);
     return {
       query,
       hits,
+      withheld: withholdFlagged(toSearchHits(best, deep.rewrites), true).shown,
       plan: {
         mode: settings.mode,
         goal: planning.goal,
@@ -258,4 +264,19 @@ export class Searcher {
     if (ids.length === 0 || !this.deps.recordUsage) return;
     this.deps.recordUsage(tenant, ids);
   }
+}
+
+/** The candidates not flagged as instructions (all with `include`); the others go to `withheld`, best score per id. */
+function admitted(
+  candidates: SearchCandidate[],
+  include: boolean,
+  withheld: Map<string, SearchCandidate>,
+): SearchCandidate[] {
+  if (include) return candidates;
+  return candidates.filter((candidate) => {
+    if (memoryFlag(candidate.memory) === null) return true;
+    const seen = withheld.get(candidate.memory.id);
+    if (seen === undefined || seen.score < candidate.score) withheld.set(candidate.memory.id, candidate);
+    return false;
+  });
 }

@@ -85,10 +85,10 @@ function registerCreate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
     body: CreateMemoryBodySchema,
     response: MemoryEnvelopeSchema,
     status: 201,
-    errors: [409, 413],
+    errors: [409, 413, 422],
     async handle({ body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
-      const memory = await kit.api.add(body.memory as MemoryInput, { scope, caller: principalCaller(principal) });
+      const memory = await kit.api.add(body.memory as MemoryInput, { scope, caller: principalCaller(principal), safety: body.safety });
       kit.metrics.observeWrite('add', 1);
       return { memory };
     },
@@ -106,7 +106,7 @@ function registerBatchImport(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
     body: BatchBodySchema,
     response: MemoriesEnvelopeSchema,
     status: 201,
-    errors: [409, 413],
+    errors: [409, 413, 422],
     async handle({ body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
       if (body.memories.length > kit.limits.maxBatch) {
@@ -121,6 +121,7 @@ function registerBatchImport(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
       const memories = await kit.api.addMany(body.memories as MemoryInput[], {
         scope,
         caller: principalCaller(principal),
+        safety: body.safety,
       });
       kit.metrics.observeWrite('add', memories.length);
       return { memories };
@@ -157,13 +158,14 @@ function registerUpdate(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
     params: IdParamSchema,
     body: PatchBodySchema,
     response: MemoryEnvelopeSchema,
-    errors: [404, 413],
+    errors: [404, 413, 422],
     async handle({ params, body, principal }) {
       const scope = resolveScope(principal, body.scope, 'write');
       if (principal.collections !== null) await visibleMemory(kit, principal, params.id, body.scope, 'write');
       const memory = await kit.api.update(params.id, body.patch as MemoryPatch, {
         scope,
         caller: principalCaller(principal),
+        safety: body.safety,
       });
       kit.metrics.observeWrite('update', 1);
       return { memory };

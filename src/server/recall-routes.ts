@@ -17,6 +17,7 @@ interface RecallFields {
   lexicalWeight?: number | undefined;
   lexicalWeightShort?: number | undefined;
   vector?: number[] | undefined;
+  includeFlagged?: boolean | undefined;
   asOf?: string | undefined;
   includeSuperseded?: boolean | undefined;
 }
@@ -31,6 +32,7 @@ function recallOptions(principal: Principal, body: RecallFields, signal: AbortSi
     lexicalWeight: body.lexicalWeight,
     lexicalWeightShort: body.lexicalWeightShort,
     vector: body.vector,
+    includeFlagged: body.includeFlagged,
     asOf: body.asOf,
     includeSuperseded: body.includeSuperseded,
     signal,
@@ -86,17 +88,19 @@ function registerInject(app: OpenAPIHono<AppEnv>, kit: RouteKit): void {
       const options = recallOptions(principal, body, c.req.raw.signal);
       const query = adapter.extractQuery(body.request);
       if (query === null || query.trim() === '') {
-        return { request: body.request, injected: false, query, hits: [], block: null };
+        return { request: body.request, injected: false, query, hits: [], withheld: [], block: null };
       }
       const result = await kit.api.recall(query, options);
       kit.metrics.observeRecall(result.timings);
+      const withheld = result.withheld.map((h) => ({ id: h.memory.id, reason: h.explanation.flagged?.reason ?? '' }));
       const block = formatContextBlock(result.hits, body.block);
-      if (block === null) return { request: body.request, injected: false, query, hits: [], block: null };
+      if (block === null) return { request: body.request, injected: false, query, hits: [], withheld, block: null };
       return {
         request: adapter.injectBlock(body.request, block.text),
         injected: true,
         query,
         hits: block.included.map((h) => ({ id: h.memory.id, score: h.score })),
+        withheld,
         block: block.text,
       };
     },

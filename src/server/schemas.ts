@@ -117,8 +117,21 @@ export const MemorySchema = z
   })
   .openapi('Memory');
 
+/** A call's safety policy; Engram checks it (unknown settings are INVALID_INPUT, as at every entry point). */
+export const SafetyPatchSchema = z.record(z.string(), z.unknown()).openapi('SafetyPolicyPatch', {
+  description:
+    "Tightens the write-safety policy for this request only (over the instance's and the tenant's): " +
+    '`actions` per category (`secret`, `card`, `iban`, `nationalId`, `phone`, `email`: `keep` | `mask` | `reject`, only ' +
+    'towards `reject`), `poisoning` (`action`: `off` | `flag` | `reject`, only towards `reject`; `threshold`, only lower), ' +
+    '`nationalIds` (preset names to add), `enabled` (true only).',
+});
+
 export const CreateMemoryBodySchema = z
-  .strictObject({ scope: RequestScopeSchema.optional(), memory: MemoryInputSchema })
+  .strictObject({
+    scope: RequestScopeSchema.optional(),
+    memory: MemoryInputSchema,
+    safety: SafetyPatchSchema.optional(),
+  })
   .openapi('CreateMemoryRequest');
 
 export const BatchBodySchema = z
@@ -128,11 +141,16 @@ export const BatchBodySchema = z
       .array(MemoryInputSchema)
       .min(1)
       .openapi({ description: 'Stored all or none. At most the batch limit (default 1000).' }),
+    safety: SafetyPatchSchema.optional(),
   })
   .openapi('BatchImportRequest');
 
 export const PatchBodySchema = z
-  .strictObject({ scope: RequestScopeSchema.optional(), patch: MemoryPatchSchema })
+  .strictObject({
+    scope: RequestScopeSchema.optional(),
+    patch: MemoryPatchSchema,
+    safety: SafetyPatchSchema.optional(),
+  })
   .openapi('UpdateMemoryRequest');
 
 export const MemoryEnvelopeSchema = z.object({ memory: MemorySchema }).openapi('MemoryResponse');
@@ -195,12 +213,21 @@ const recallOptionFields = {
   types: z.array(MemoryTypeSchema).optional(),
   lexicalWeight: z.number().optional(),
   lexicalWeightShort: z.number().optional(),
+  includeFlagged: z.boolean().optional().openapi({
+    description:
+      'Return memories flagged as trying to instruct the model among the hits. Default false: they are withheld.',
+  }),
   asOf: z.string().optional().openapi({ description: 'ISO-8601 instant: what was valid then instead of now.' }),
   includeSuperseded: z
     .boolean()
     .optional()
     .openapi({ description: 'Also return memories not valid at that instant; `explanation.validity` says so.' }),
 };
+
+/** Why a memory was flagged on write as trying to instruct the model. */
+export const MemoryFlagSchema = z
+  .object({ reason: z.string(), rules: z.array(z.string()), fields: z.array(z.string()) })
+  .openapi('MemoryFlag');
 
 export const RecallBodySchema = z
   .strictObject({
@@ -242,6 +269,7 @@ export const HitSchema = z
       denseRank: z.number().optional(),
       lexicalRank: z.number().optional(),
       extra: z.record(z.string(), z.number()).optional(),
+      flagged: MemoryFlagSchema.optional(),
       validity: HitValiditySchema.optional(),
     }),
   })
@@ -260,6 +288,10 @@ export const RecallResponseSchema = z
     query: z.string(),
     hits: z.array(HitSchema),
     cut: z.array(HitSchema),
+    withheld: z.array(HitSchema).openapi({
+      description:
+        'Hits withheld because their memory was flagged as trying to instruct the model (explanation.flagged says why).',
+    }),
     poolSize: z.number(),
     timings: RecallTimingsSchema,
     server: ServerTimingsSchema.optional(),
@@ -295,18 +327,22 @@ export const SearchBodySchema = z
   })
   .openapi('SearchRequest');
 
+const SearchHitSchema = z.object({
+  memory: MemorySchema,
+  relevance: z.number(),
+  collection: z.string().nullable(),
+  explanation: z.record(z.string(), z.unknown()),
+  rewritten: z.string().optional(),
+});
+
 export const SearchResponseSchema = z
   .object({
     query: z.string(),
-    hits: z.array(
-      z.object({
-        memory: MemorySchema,
-        relevance: z.number(),
-        collection: z.string().nullable(),
-        explanation: z.record(z.string(), z.unknown()),
-        rewritten: z.string().optional(),
-      }),
-    ),
+    hits: z.array(SearchHitSchema),
+    withheld: z.array(SearchHitSchema).openapi({
+      description:
+        'Hits withheld because their memory was flagged as trying to instruct the model (explanation.flagged says why).',
+    }),
     plan: z.record(z.string(), z.unknown()),
     timings: z.record(z.string(), z.unknown()).openapi({
       description: 'planMs, embedMs, pathsMs, per-path and per-channel ms, postMs, reasonMs, deepMs, totalMs.',
@@ -333,6 +369,9 @@ export const InjectResponseSchema = z
     injected: z.boolean().openapi({ description: 'False when there was no query or no memory passed the threshold.' }),
     query: z.string().nullable(),
     hits: z.array(z.object({ id: z.string(), score: z.number() })),
+    withheld: z
+      .array(z.object({ id: z.string(), reason: z.string() }))
+      .openapi({ description: 'Memories left out because they were flagged as trying to instruct the model.' }),
     block: z.string().nullable(),
   })
   .openapi('InjectResponse');

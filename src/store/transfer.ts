@@ -148,6 +148,13 @@ export interface ImportOptions {
   tenant?: string | undefined;
   /** Called after each batch with the number of records imported so far. */
   onProgress?: ((imported: number) => void) | undefined;
+  /**
+   * Applied to each batch before it is written, e.g. the write-safety policy (`engram restore`
+   * masks what it masks); may throw to refuse the batch. @default none
+   */
+  prepare?: ((records: MemoryRecord[]) => MemoryRecord[] | Promise<MemoryRecord[]>) | undefined;
+  /** Applied to each batch's history events before they are written, like `prepare`. @default none */
+  prepareHistory?: ((events: HistoryEvent[]) => HistoryEvent[] | Promise<HistoryEvent[]>) | undefined;
 }
 
 /** What {@link importRecords} did. */
@@ -324,11 +331,13 @@ async function writeRecords(store: MemoryStore, records: TransferLines, options:
   let history: HistoryEvent[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0 && history.length === 0) return;
-    const rows = batch.map((b) => b.record);
+    const parsed = batch.map((b) => b.record);
+    const rows = options.prepare ? await options.prepare(parsed) : parsed;
+    const events = options.prepareHistory && history.length > 0 ? await options.prepareHistory(history) : history;
     await store.insert(rows, {
       cause: { type: 'import', source: TRANSFER_FORMAT },
       kind: 'restored',
-      history: store.formation === undefined ? undefined : history,
+      history: store.formation === undefined ? undefined : events,
     });
     const byTenant = new Map<string, UsageEntry[]>();
     for (const { line, record } of batch) {

@@ -96,6 +96,10 @@ export const wireSearchOptionFields = {
     .max(MAX_CONVERSATION_MESSAGES)
     .optional()
     .describe('Earlier turns for the fine planner.'),
+  includeFlagged: z
+    .boolean()
+    .optional()
+    .describe('Keep memories flagged as trying to instruct the model among the hits. Default false (withheld).'),
   asOf: z
     .string()
     .optional()

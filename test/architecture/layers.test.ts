@@ -23,6 +23,7 @@ export const LAYER_RULES: LayerRules = {
   embed: ['model', 'util', 'text', 'vector'],
   store: ['model', 'util', 'text', 'vector'],
   auth: ['model', 'util'],
+  tenant: ['model', 'util', 'safety'],
   client: ['model', 'util'],
   wire: ['model', 'util'],
   import: ['model', 'util', 'store'],
@@ -32,7 +33,7 @@ export const LAYER_RULES: LayerRules = {
   formation: ['model', 'util', 'text', 'vector', 'embed', 'llm', 'recall', 'safety', 'store'],
   eval: ['model', 'util', 'text'],
   engram: ['model', 'util', 'text', 'vector', 'embed', 'llm', 'store', 'recall', 'search', 'safety', 'formation'],
-  'open-default-engram': ['model', 'util', 'embed', 'store', 'engram'],
+  'open-default-engram': ['model', 'util', 'embed', 'store', 'engram', 'tenant'],
   mcp: ['model', 'util', 'auth', 'wire', 'open-default-engram'],
   // prettier-ignore
   server: [
@@ -42,7 +43,7 @@ export const LAYER_RULES: LayerRules = {
   // prettier-ignore
   cli: [
     'model', 'util', 'text', 'vector', 'safety', 'llm', 'embed', 'store', 'auth', 'client', 'import', 'recall',
-    'search', 'inject', 'formation', 'eval', 'wire', 'engram', 'open-default-engram', 'mcp', 'server',
+    'search', 'inject', 'formation', 'eval', 'wire', 'engram', 'open-default-engram', 'mcp', 'server', 'tenant',
   ],
   index: ['model', 'util', 'engram', 'recall', 'store', 'embed'],
 };

@@ -74,6 +74,7 @@ export const BLOCKS: Record<string, BlockHandling> = {
     stdout: [/^now: Ana moved to Berlin last month \(2026-02\); in 2025: Ana lives in Lisbon$/m],
   },
   'docs/inspector.md#1': { kind: 'shell', lang: 'sh' },
+  'docs/safety.md#1': { kind: 'shell', lang: 'sh' },
 };
 
 export type LineHandling =
@@ -103,6 +104,8 @@ export const SHELL_LINES: Record<string, LineHandling> = {
     run: true,
     output: /^added \S+/,
   },
+  'npx engram scrub --dry-run': { run: true, output: /dry run: scanned 0 memories of tenant default, would change 0/ },
+  'npx engram scrub': { run: true, output: /scanned 0 memories of tenant default, changed 0/ },
   'npx engram import memories.jsonl --user alice': { run: true, output: /imported 26 memories \(jsonl\)/ },
   'npx engram import locomo.json': { run: true, output: /imported 2 memories \(locomo\)/ },
   'npx engram recall "where does alice like to sit" --user alice --explain': { run: true, output: /window seats/ },

@@ -7,7 +7,8 @@ import { importJsonl, type ImportJsonlResult } from '../../import/jsonl.js';
 import { parseLocomo } from '../../import/locomo.js';
 import type { Engram } from '../../engram.js';
 import { withEngram, scopeOf, type GlobalOptions } from '../cli-context.js';
-import { parseNumber } from '../parse-option.js';
+import type { SafetyPolicyPatch } from '../../model/safety-policy-patch.js';
+import { parseJsonObject, parseNumber } from '../parse-option.js';
 import { createProgress } from '../progress.js';
 
 interface ImportFlags {
@@ -16,6 +17,7 @@ interface ImportFlags {
   observations?: boolean;
   quiet?: boolean;
   resume?: boolean;
+  safety?: SafetyPolicyPatch;
 }
 
 /** Ids per lookup when resuming (a list page holds at most 1000). */
@@ -40,7 +42,7 @@ async function importJsonlFile(
 ): Promise<ImportJsonlResult> {
   const progress = createProgress('import', flags.quiet);
   try {
-    return await importJsonl(file, (inputs) => engram.addMany(inputs, { scope }), {
+    return await importJsonl(file, (inputs) => engram.addMany(inputs, { scope, safety: flags.safety }), {
       batchSize: flags.batch,
       storedIds: flags.resume ? (ids) => storedIds(engram, scope, ids) : undefined,
       onProgress: (imported, total, skipped) => progress.update(imported + skipped, total),
@@ -84,7 +86,7 @@ async function importLocomo(engram: Engram, file: string, options: GlobalOptions
       const inputs = [...conversation.memories, ...(flags.observations ? conversation.observations : [])];
       for (let i = 0; i < inputs.length; i += flags.batch) {
         const batch = inputs.slice(i, i + flags.batch);
-        await engram.addMany(batch, { scope });
+        await engram.addMany(batch, { scope, safety: flags.safety });
         done += batch.length;
         progress.update(done, total);
       }
@@ -105,6 +107,11 @@ export function registerImport(program: Command, globals: () => GlobalOptions): 
     .option('--batch <n>', 'memories per transaction', parseNumber, 256)
     .option('--observations', 'LoCoMo: also import observation facts as LongTermMemory')
     .option('-q, --quiet', 'no progress (a bar on a terminal, else a line a second on stderr)')
+    .option(
+      '--safety <json>',
+      'tighten the write-safety policy for this import (JSON, e.g. \'{"actions":{"email":"mask"}}\')',
+      parseJsonObject,
+    )
     .option('--resume', 'JSONL: skip lines whose id is already stored (finish an interrupted import)')
     .action(async (file: string, flags: ImportFlags) => {
       const options = globals();

@@ -13,7 +13,7 @@ export function registerMcp(program: Command, globals: () => GlobalOptions): voi
       const options = globals();
       const apiKey = process.env['ENGRAM_API_KEY'];
       // --store names another backend; otherwise the data directory's SQLite is served.
-      const api = options.store ? await openEngram(options, { formationWorker: true }) : undefined;
+      const api = options.store ? await openEngram(options, { formationWorker: true }, {}, resolve(flags.dataDir)) : undefined;
       try {
         // stdout carries the protocol: nothing else may be printed there.
         await runMcpStdio({

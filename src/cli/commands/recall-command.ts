@@ -10,6 +10,7 @@ interface RecallFlags {
   profile?: 'engram' | 'seed';
   types?: string[];
   explain?: boolean;
+  includeFlagged?: boolean;
   asOf?: string;
   includeSuperseded?: boolean;
 }
@@ -26,6 +27,7 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
       .option('--profile <name>', "fusion profile: 'engram' (default) or 'seed' (the reference, exactly)")
       .option('--types <list>', `memory types, comma separated (${MEMORY_TYPES.join(', ')})`, parseList)
       .option('--explain', 'show cosine, BM25, weights, channels and timings')
+      .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
       .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
       .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
       .action(async (query: string, flags: RecallFlags) => {
@@ -37,10 +39,15 @@ export function registerRecall(program: Command, globals: () => GlobalOptions): 
             threshold: flags.threshold,
             profile: flags.profile,
             types: flags.types as MemoryType[] | undefined,
+            includeFlagged: flags.includeFlagged,
             asOf: flags.asOf,
             includeSuperseded: flags.includeSuperseded,
           });
-          console.log(options.json ? JSON.stringify(result, null, 2) : formatHits(result, flags.explain === true));
+          const withheld = result.withheld.map(
+            (h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`,
+          );
+          const table = [formatHits(result, flags.explain === true), ...withheld].join('\n');
+          console.log(options.json ? JSON.stringify(result, null, 2) : table);
         });
       });
   }

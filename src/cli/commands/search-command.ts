@@ -18,6 +18,7 @@ interface SearchFlags {
   limit?: number;
   threshold?: number;
   explain?: boolean;
+  includeFlagged?: boolean;
   asOf?: string;
   includeSuperseded?: boolean;
 }
@@ -74,6 +75,7 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
     .option('-k, --limit <n>', 'hits per text type bucket (topK)', parseLimit)
     .option('--threshold <x>', 'minimum relevance', parseNumber)
     .option('--explain', 'show paths, channel scores, the plan and timings')
+    .option('--include-flagged', 'return memories flagged as trying to instruct the model (withheld by default)')
     .option('--as-of <date>', 'what was valid at this instant (ISO-8601) instead of now')
     .option('--include-superseded', 'also memories no longer (or not yet) valid, marked as such')
     .action(async (query: string, flags: SearchFlags) => {
@@ -90,10 +92,13 @@ export function registerSearch(program: Command, globals: () => GlobalOptions): 
           fastGraph: flags.fastGraph,
           topK: flags.limit,
           threshold: flags.threshold,
+          includeFlagged: flags.includeFlagged,
           asOf: flags.asOf,
           includeSuperseded: flags.includeSuperseded,
         });
-        console.log(options.json ? JSON.stringify(result, null, 2) : formatSearch(result, flags.explain === true));
+        const withheld = result.withheld.map((h) => `withheld ${h.memory.id}: ${h.explanation.flagged?.reason ?? ''}`);
+        const table = [formatSearch(result, flags.explain === true), ...withheld].join('\n');
+        console.log(options.json ? JSON.stringify(result, null, 2) : table);
       });
     });
 }

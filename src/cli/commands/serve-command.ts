@@ -59,7 +59,7 @@ export function registerServe(program: Command, globals: () => GlobalOptions): v
       const dataDir = resolve(flags.dataDir);
       const demoKey = flags.demo ? await prepareDemo(options, dataDir) : null;
       // --store names another backend (e.g. PostgreSQL); otherwise the server opens SQLite in the data dir.
-      const engram = options.store ? await openEngram(options, { formationWorker: true }) : undefined;
+      const engram = options.store ? await openEngram(options, { formationWorker: true }, {}, dataDir) : undefined;
       const server = await startServer({
         dataDir,
         port: flags.port,

@@ -8,7 +8,8 @@ import type { MemoryStore } from '../../store/memory-store.js';
 import { migrateStore } from '../../store/migrate-store.js';
 import { openStore } from '../../store/open-store.js';
 import { exportDeletedHistory, exportTenant, importRecords, type TransferLine } from '../../store/transfer.js';
-import type { GlobalOptions } from '../cli-context.js';
+import { restoreSafety } from '../restore-safety.js';
+import { DEFAULT_DATA_DIR, type GlobalOptions } from '../cli-context.js';
 import { parseNumber } from '../parse-option.js';
 import { createProgress } from '../progress.js';
 
@@ -83,17 +84,26 @@ export function registerStoreCommands(program: Command, globals: () => GlobalOpt
     .option('--into-tenant <id>', 'write every record into this tenant instead of its own')
     .option('--batch <n>', 'records per transaction', parseNumber, 500)
     .option('-q, --quiet', 'no progress bar')
-    .action(async (file: string, flags: { intoTenant?: string; batch: number; quiet?: boolean }) => {
+    .option('--data-dir <dir>', 'the server data directory whose tenant safety settings apply', DEFAULT_DATA_DIR)
+    .action(async (file: string, flags: { intoTenant?: string; batch: number; quiet?: boolean; dataDir: string }) => {
       const options = globals();
       const progress = createProgress('restore', flags.quiet);
+      // Restore writes to the store directly: the write-safety policy is applied here.
+      const safety = restoreSafety(flags.dataDir);
       const report = await withStore(options, (store) =>
         // Read twice: the whole file is checked before anything is written.
         importRecords(store, () => readTransferFile(file), {
           batchSize: flags.batch,
           tenant: flags.intoTenant,
           onProgress: (n) => progress.update(n, null),
-        }).finally(() => progress.stop()),
+          prepare: safety.prepare,
+          prepareHistory: safety.prepareHistory,
+        }).finally(() => {
+          progress.stop();
+          safety.close();
+        }),
       );
-      console.log(options.json ? JSON.stringify(report) : `restored ${report.imported} memories`);
+      const summary = { ...report, safety: safety.summary() };
+      console.log(options.json ? JSON.stringify(summary) : `restored ${report.imported} memories${safety.describe()}`);
     });
 }

@@ -105,4 +105,11 @@ export interface HistoryLog {
     tenant: string,
     options?: { limit?: number | undefined; cursor?: string | undefined },
   ): Promise<FormationPage<HistoryEvent>>;
+  /**
+   * Replaces the snapshots of existing events (by event id, within the tenant), in one
+   * transaction: the one exception to append-only, for scrubbing a value that must not be kept
+   * (`engram scrub` masks what the safety policy masks in a memory's past as well as its present).
+   * Kind, time, cause and caller are never changed. Returns how many events were rewritten.
+   */
+  redact(tenant: string, events: Array<Pick<HistoryEvent, 'id' | 'memoryId' | 'before' | 'after'>>): Promise<number>;
 }

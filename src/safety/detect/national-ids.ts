@@ -1,22 +1,9 @@
 import { EngramError } from '../../model/errors.js';
 import { finding, type Finding } from './finding.js';
 import { luhnValid } from './luhn.js';
+import type { NationalIdRule } from '../../model/safety-policy-patch.js';
 
-/**
- * A national identifier to detect, by pattern. Patterns are regular-expression source text so a
- * policy stays plain data (config files, tenant settings); they come from the operator, never
- * from a request (see `resolveSafetyPolicy`).
- */
-export interface NationalIdRule {
-  /** Shown in the mask, `[id:us-ssn]`. Letters, digits and dashes. */
-  name: string;
-  /** Regular-expression source; the whole match is the id. */
-  pattern: string;
-  /** Extra flags (`i`, `u`); `g` is always added. @default '' */
-  flags?: string | undefined;
-  /** A check the digits of the match must pass. @default 'none' */
-  checksum?: 'none' | 'luhn' | undefined;
-}
+export type { NationalIdRule } from '../../model/safety-policy-patch.js';
 
 /** Built-in rules, enabled by name in `nationalIds`. */
 export const NATIONAL_ID_PRESETS: Readonly<Record<string, NationalIdRule>> = Object.freeze({

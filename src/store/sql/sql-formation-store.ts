@@ -6,7 +6,10 @@ import type {
   OperationVector,
 } from '../../model/formation/formation-store.js';
 import type { FormationOp } from '../../model/formation/operations.js';
+import { EngramError } from '../../model/errors.js';
 import { assertIds, assertTenant } from '../record-validation.js';
+import { assertStorableJson } from '../text-check.js';
+import { steps, wait } from './maybe-async.js';
 import { completeWindow, type WindowJob } from './complete-window.js';
 import { historyOf, historyPage, orphanHistoryPage, type HistoryPageOptions } from './history-rows.js';
 import { textArgument } from './job-rows.js';
@@ -38,6 +41,31 @@ class SqlHistoryLog implements HistoryLog {
     return this.engine.guard('history', () => {
       assertTenant(tenant);
       return this.engine.runner.read('history', (sql) => orphanHistoryPage(sql, this.engine.dialect, tenant, options));
+    });
+  }
+
+  redact(tenant: string, events: Array<Pick<HistoryEvent, 'id' | 'memoryId' | 'before' | 'after'>>): Promise<number> {
+    return this.engine.guard('redactHistory', () => {
+      assertTenant(tenant);
+      if (!Array.isArray(events)) throw new EngramError('INVALID_INPUT', 'events must be an array');
+      const { dialect } = this.engine;
+      const statements = events.map((event) => {
+        assertStorableJson([event.before, event.after], 'history');
+        const p = dialect.params();
+        const json = (value: unknown): string => dialect.valueSql('json', p.add(dialect.encode('json', value)));
+        const sql = `UPDATE ${dialect.historyTable} SET before = ${json(event.before)}, after = ${json(event.after)}
+          WHERE tenant = ${p.add(tenant)} AND memory_id = ${p.add(textArgument(event.memoryId, 'memoryId'))} AND id = ${p.add(textArgument(event.id, 'id'))}`;
+        return { sql, values: p.values };
+      });
+      return this.engine.runner.transaction('redactHistory', (sql) =>
+        steps(
+          (function* () {
+            let changed = 0;
+            for (const s of statements) changed += yield* wait(sql.run(s.sql, s.values));
+            return changed;
+          })(),
+        ),
+      );
     });
   }
 }

@@ -64,6 +64,7 @@ export class FixedRecaller implements Recaller {
       query,
       hits: this.hits,
       cut: this.behaviour.cut ?? [],
+      withheld: [],
       poolSize: this.hits.length,
       timings: { embedMs: 1, denseMs: 1, lexicalMs: 1, rankMs: 1, totalMs: 4 },
     };

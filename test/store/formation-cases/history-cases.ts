@@ -77,6 +77,35 @@ export function historyCases({ test, store: current, tenant }: CaseContext): voi
     expect(events[2]?.after?.text).toBe('again');
   });
 
+  test('history: redact rewrites the snapshots of events of the tenant only, nothing else of them', async () => {
+    const store = current();
+    const { history } = formationOf(store);
+    const T = tenant();
+    const other = tenant();
+    const r = makeRecord({ scope: { tenant: T }, text: 'secret one' });
+    await store.insert([r]);
+    await store.update(T, r.id, { text: 'secret two', updatedAt: at(400) });
+    await store.insert([makeRecord({ id: r.id, scope: { tenant: other }, text: 'secret one' })]);
+    const events = await allEvents(history, T, r.id);
+    const masked = events.map((e) => ({
+      ...e,
+      before: e.before && { ...e.before, text: '[masked]' },
+      after: e.after && { ...e.after, text: '[masked]' },
+    }));
+    expect(await history.redact(T, masked)).toBe(2);
+    const after = await allEvents(history, T, r.id);
+    expect(after.map((e) => [e.before?.text ?? null, e.after?.text ?? null])).toEqual([
+      [null, '[masked]'],
+      ['[masked]', '[masked]'],
+    ]);
+    const unchanged = (e: HistoryEvent) => [e.id, e.kind, e.at, e.cause, e.caller, e.sourceTurnIds];
+    expect(after.map(unchanged)).toEqual(events.map(unchanged));
+    // The same ids in another tenant are not touched, nor is the memory itself.
+    expect((await allEvents(history, other, r.id))[0]?.after?.text).toBe('secret one');
+    expect(await history.redact(other, [{ ...(masked[0] as HistoryEvent), memoryId: 'nope' }])).toBe(0);
+    expect((await store.get(T, [r.id]))[0]?.text).toBe('secret two');
+  });
+
   test('history: a refused write records nothing', async () => {
     const store = current();
     const { history } = formationOf(store);

@@ -1,0 +1,94 @@
+import { isEngramError } from '../model/errors.js';
+import type { FormationOp } from '../model/formation/operations.js';
+import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
+import { applyWriteSafety } from './apply-write-safety.js';
+import type { WriteGuard } from './write-guard.js';
+
+/** A turn about to be stored as an episode: its text is all the guard reads. */
+interface TurnText {
+  text: string;
+}
+
+/** What the guard did to a window's operations. */
+export interface GuardedOperations {
+  operations: FormationOp[];
+  /**
+   * Operations refused by the policy (`code`: SENSITIVE_DATA_REJECTED, INSTRUCTION_REJECTED) and
+   * supersessions whose successor was refused (SUCCESSOR_DROPPED): dropped, never written.
+   */
+  dropped: Array<{ op: FormationOp['op']; id: string; code: string }>;
+}
+
+function opId(op: FormationOp): string {
+  return op.op === 'add' ? op.memory.id : op.id;
+}
+
+/**
+ * The write guard where formation writes: the two seams of the formation pipeline. The turns of
+ * `remember` / capture are masked before they are stored as episodes, embedded, or put in an
+ * extraction prompt (so no LLM sees what was masked), refused like an `add` when the policy
+ * rejects what they hold; a window's operations are masked before `writeFormedWindow` embeds and
+ * applies them, and an operation the policy refuses is dropped from the window (a fact the LLM
+ * formed cannot be sent back to the caller). The policy is the tenant's, as for every write.
+ */
+export class FormationGuard {
+  constructor(private readonly guard: WriteGuard) {}
+
+  /**
+   * The turns with their text masked (order and every other field kept); the same array when
+   * nothing changed.
+   *
+   * @throws EngramError('SENSITIVE_DATA_REJECTED' | 'INSTRUCTION_REJECTED') naming `messages[i].text`.
+   */
+  async turns<T extends TurnText>(turns: readonly T[], tenant: string, call?: SafetyPolicyPatch): Promise<T[]> {
+    const policy = await this.guard.policy(tenant, call);
+    if (!policy.enabled) return [...turns];
+    return turns.map((turn, i) => {
+      const { input } = applyWriteSafety({ text: turn.text }, policy, { field: `messages[${i}]` });
+      return input.text === turn.text ? turn : { ...turn, text: input.text };
+    });
+  }
+
+  /** A window's operations with every string they write masked, each memory's report in its metadata. */
+  async operations(operations: readonly FormationOp[], tenant: string): Promise<GuardedOperations> {
+    const policy = await this.guard.policy(tenant);
+    const out: GuardedOperations = { operations: [], dropped: [] };
+    const droppedAdds = new Set<string>();
+    for (const op of operations) {
+      // A memory's supersession goes with its successor: never end a fact for one not written.
+      if (op.op === 'supersede' && droppedAdds.has(op.successorId)) {
+        out.dropped.push({ op: op.op, id: op.id, code: 'SUCCESSOR_DROPPED' });
+        continue;
+      }
+      try {
+        out.operations.push(policy.enabled ? guardOp(op, this.guard, policy) : op);
+      } catch (error) {
+        if (!isEngramError(error)) throw error;
+        out.dropped.push({ op: op.op, id: opId(op), code: error.code });
+        if (op.op === 'add') droppedAdds.add(op.memory.id);
+      }
+    }
+    return out;
+  }
+}
+
+function guardOp(op: FormationOp, guard: WriteGuard, policy: Parameters<WriteGuard['inputs']>[1]): FormationOp {
+  switch (op.op) {
+    case 'add': {
+      const [memory] = guard.inputs([op.memory], policy, 'operations');
+      return memory === op.memory ? op : { ...op, memory: memory as typeof op.memory };
+    }
+    case 'update': {
+      const { input } = applyWriteSafety({ ...op.patch, sources: op.addSources }, policy, { field: `update ${op.id}` });
+      const patch = { ...op.patch, text: input.text, key: input.key, tags: input.tags as string[] | undefined };
+      for (const name of ['text', 'key', 'tags'] as const) if (op.patch[name] === undefined) delete patch[name];
+      return { ...op, patch, addSources: [...(input.sources ?? [])] };
+    }
+    case 'attach-evidence': {
+      const { input } = applyWriteSafety({ sources: op.addSources }, policy, { field: `evidence ${op.id}` });
+      return input.sources === op.addSources ? op : { ...op, addSources: [...(input.sources ?? [])] };
+    }
+    default:
+      return op;
+  }
+}
