@@ -252,6 +252,7 @@ export class FormationService {
       queue: this.deps.store.queue,
       tenants,
       poke: () => this.worker?.poke(),
+      settled: () => this.worker?.settled() ?? Promise.resolve(),
       timeoutMs: options.timeoutMs,
       pollMs: 25,
     });

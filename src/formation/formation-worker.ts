@@ -77,6 +77,14 @@ export class FormationWorker {
     };
   }
 
+  /**
+   * Resolves when the jobs running now have settled, their steps after the commit (archiving
+   * formed turns) included: the queue counts a job succeeded before those steps end.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()].map((r) => r.done));
+  }
+
   /** Starts polling (idempotent). */
   start(): void {
     if (this.running) return;

@@ -7,6 +7,8 @@ export interface IdleWatch {
   tenants: string[];
   /** Asks the local worker to look for work now (between checks). */
   poke: () => void;
+  /** Waits for the local worker's jobs to settle (steps after their commit) once the queue is idle. */
+  settled?: (() => Promise<void>) | undefined;
   /** @default no limit */
   timeoutMs?: number | undefined;
   /** Time between checks. */
@@ -14,7 +16,8 @@ export interface IdleWatch {
 }
 
 /**
- * Resolves when no job of `tenants` is queued, running or retrying; rejects with TIMEOUT (and
+ * Resolves when no job of `tenants` is queued, running or retrying and the local worker's jobs
+ * have settled (a job counts as succeeded at its commit, before it archives its turns); rejects with TIMEOUT (and
  * the counts still waiting) after `timeoutMs`. Its timer is a normal one: a script awaiting it
  * stays alive until formation is done.
  */
@@ -23,7 +26,10 @@ export async function waitUntilIdle(watch: IdleWatch): Promise<void> {
   for (;;) {
     const statuses = await Promise.all(watch.tenants.map((t) => watch.queue.status(t)));
     const waiting = statuses.reduce((n, s) => n + s.counts.queued + s.counts.running + s.counts.retrying, 0);
-    if (waiting === 0) return;
+    if (waiting === 0) {
+      await watch.settled?.();
+      return;
+    }
     if (Date.now() >= deadline) {
       throw new EngramError('TIMEOUT', `formation still has ${waiting} windows waiting`, {
         isRetryable: true,

@@ -3,11 +3,11 @@
  * nothing, recall never shows a text twice, and without an LLM the pipeline still runs (episodes,
  * and the labelled rule-based extractor on request). On SQLite and PostgreSQL.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import type { Engram } from '../../src/engram.js';
 import { isEngramError } from '../../src/model/errors.js';
 import {
-  BACKEND_NAMES,
+  describeEachBackend,
   FormationBackends,
   openFormed,
   recalled,
@@ -42,7 +42,7 @@ async function episodeCount(engram: Engram): Promise<number> {
   return (await engram.stats({ scope: ANA, types: ['WorkingMemory'], statuses: ['activated', 'archived'] })).total;
 }
 
-describe.each(BACKEND_NAMES)('episodes on %s', (backend) => {
+describeEachBackend('episodes on %s', (backend) => {
   it('a text already in the scope adds a source and a count, a replay changes nothing, another scope gets its own row', async () => {
     const engram = await engramOn(backend);
     const first = await engram.remember(

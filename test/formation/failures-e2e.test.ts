@@ -4,16 +4,16 @@
  * attempts end in the visible dead letter, re-queued by hand; a failed consolidation falls back to
  * the rules; invented turn ids, memory ids and dates are dropped. Nothing half-written.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import type { Engram, EngramEvent } from '../../src/engram.js';
 import type { FormationEvent } from '../../src/formation/formation-event.js';
 import type { Memory } from '../../src/model/memory.js';
 import { handleOf } from './support/chat-for.js';
 import {
-  BACKEND_NAMES,
   CONSOLIDATE,
   EXTRACT,
   extractionRule,
+  describeEachBackend,
   FormationBackends,
   openFormed,
   type BackendName,
@@ -55,7 +55,7 @@ async function facts(engram: Engram): Promise<Memory[]> {
 
 const fact = (text: string, turnText: string) => ({ text, turn: turnText, key: null });
 
-describe.each(BACKEND_NAMES)('formation failures on %s', (backend) => {
+describeEachBackend('formation failures on %s', (backend) => {
   it('the LLM failing mid-batch (5xx, invalid JSON, a timeout) retries that window; the others are formed', async () => {
     const { engram, server, formation } = await setUp(
       backend,

@@ -9,8 +9,8 @@ import type { Engram } from '../../src/engram.js';
 import type { Memory } from '../../src/model/memory.js';
 import { PROVIDERS, type Provider } from './support/chat-for.js';
 import {
-  BACKEND_NAMES,
   consolidationRule,
+  describeEachBackend,
   extractionRule,
   FormationBackends,
   openFormed,
@@ -110,7 +110,7 @@ async function facts(engram: Engram): Promise<Memory[]> {
 
 const byText = (memories: Memory[], text: string): Memory | undefined => memories.find((m) => m.text === text);
 
-describe.each(BACKEND_NAMES)('formation end to end on %s', (backend) => {
+describeEachBackend('formation end to end on %s', (backend) => {
   describe.each(PROVIDERS)('over %s', (provider) => {
     it('forms, refines, confirms and supersedes facts in the background; recall answers what is valid now', async () => {
       const { engram, server } = await setUp(backend, provider);

@@ -9,13 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { normalizeTurnText } from '../../src/formation/normalize-turn-text.js';
 import { handleOf } from './support/chat-for.js';
 import {
-  BACKEND_NAMES,
   CONSOLIDATE,
   EXTRACT,
+  describeEachBackend,
   FormationBackends,
   openFormed,
   openStoreAt,
@@ -70,7 +70,7 @@ function waitFor(child: ChildProcess, line: string): Promise<string[]> {
   });
 }
 
-describe.each(BACKEND_NAMES)('SIGKILL mid-formation on %s', (backend) => {
+describeEachBackend('SIGKILL mid-formation on %s', (backend) => {
   it('loses no acknowledged turn, and the restarted worker forms every window once, without duplicate facts', async () => {
     const server = await startScriptedLlm({
       latencyMs: 250,

@@ -6,20 +6,43 @@ import type { FormationOptions } from '../../../src/formation/formation-options.
 import type { MemoryStore } from '../../../src/store/memory-store.js';
 import { createPostgresStore } from '../../../src/store/postgres/index.js';
 import { createSqliteStore } from '../../../src/store/sqlite/index.js';
+import { describe } from 'vitest';
+import { startCitusCluster, type CitusCluster } from '../../support/citus-cluster.js';
 import { HashedEmbedder } from '../../support/hashed-embedder.js';
 import { startPgCluster, type PgCluster } from '../../support/pg-cluster.js';
+import { describeWithPgExtensions, type PgExtensionName } from '../../support/pg-extensions.js';
 import { chatFor, handleOf, type Provider } from './chat-for.js';
 import type { ScriptedLlmServer, ScriptedReply, ScriptedRequest, ScriptRule } from './scripted-llm-server.js';
 
-export const BACKEND_NAMES = ['sqlite', 'postgres'] as const;
+export const BACKEND_NAMES = ['sqlite', 'postgres', 'citus'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
+/** Extensions a backend's server needs; the others need none. */
+const BACKEND_EXTENSIONS: Partial<Record<BackendName, readonly PgExtensionName[]>> = {
+  citus: ['citus', 'vector'],
+};
+
 /**
- * Real stores for formation tests: a SQLite file in a temp folder, or a schema on a throwaway
- * PostgreSQL server (started once per test file, on first use).
+ * `describe.each(BACKEND_NAMES)` with the Citus suite behind the extension gate of every other
+ * Citus test: skipped with the install hint when Citus or pgvector is missing, failing under CI.
+ */
+export function describeEachBackend(title: string, body: (backend: BackendName) => void): void {
+  for (const backend of BACKEND_NAMES) {
+    const name = title.replace('%s', backend);
+    const extensions = BACKEND_EXTENSIONS[backend];
+    if (extensions === undefined) describe(name, () => body(backend));
+    else describeWithPgExtensions(name, extensions, () => body(backend));
+  }
+}
+
+/**
+ * Real stores for formation tests: a SQLite file in a temp folder, a schema on a throwaway
+ * PostgreSQL server, or a schema on a throwaway Citus cluster (coordinator + 2 workers on
+ * 127.0.0.1, pgvector on every node). Servers start once per test file, on first use.
  */
 export class FormationBackends {
   private cluster: PgCluster | undefined;
+  private citus: CitusCluster | undefined;
   private readonly dir = mkdtempSync(join(tmpdir(), 'engram-formation-'));
   private n = 0;
 
@@ -27,8 +50,13 @@ export class FormationBackends {
   async location(backend: BackendName): Promise<string> {
     const n = this.n++;
     if (backend === 'sqlite') return join(this.dir, `f${n}.db`);
-    this.cluster ??= await startPgCluster({ database: 'engram_formation' });
-    return `${this.cluster.url}#formation_${n}`;
+    if (backend === 'postgres') {
+      this.cluster ??= await startPgCluster({ database: 'engram_formation' });
+      return `${this.cluster.url}#formation_${n}#app`;
+    }
+    // Few shards: every test migrates (and so distributes) a schema of its own.
+    this.citus ??= await startCitusCluster({ database: 'engram_formation', settings: { 'citus.shard_count': 4 } });
+    return `${this.citus.url}#formation_${n}#pgvector`;
   }
 
   async open(backend: BackendName, location?: string): Promise<MemoryStore> {
@@ -36,16 +64,19 @@ export class FormationBackends {
   }
 
   async close(): Promise<void> {
-    await this.cluster?.stop();
+    await Promise.all([this.cluster?.stop(), this.citus?.stop()]);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
-/** Opens a location from {@link FormationBackends.location}: a SQLite path or `postgres://…#schema`. */
+/**
+ * Opens a location from {@link FormationBackends.location}: a SQLite path or
+ * `postgres://…#schema#vector-mode` (Citus is detected by the store on the coordinator).
+ */
 export async function openStoreAt(location: string): Promise<MemoryStore> {
   if (!location.startsWith('postgres://')) return createSqliteStore({ path: location });
-  const [url, schema] = location.split('#') as [string, string];
-  return createPostgresStore({ connectionString: url, schema, vector: 'app' });
+  const [url, schema, vector] = location.split('#') as [string, string, 'app' | 'pgvector'];
+  return createPostgresStore({ connectionString: url, schema, vector });
 }
 
 /** Formation options fast enough for tests: the worker polls often, retries come quickly. */
