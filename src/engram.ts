@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ListRequest, MemoryApi, RecallOptions, RecallResult, Scoped, WriteOptions } from './model/api.js';
-import type { Embedder, EmbedRole } from './embed/embedder.js';
+import type { ListRequest, MemoryApi, RecallResult, Scoped, WriteOptions } from './model/api.js';
+import type { Embedder } from './embed/embedder.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
 import type { Scope } from './model/scope.js';
@@ -11,11 +11,9 @@ import {
   validateNumber,
   validatePatch,
   validateScope,
-  validateGivenVector,
   validateText,
   validateVector,
   type InputLimits,
-  type NormalizedInput,
 } from './model/validate.js';
 import type { LexicalWeights } from './recall/lexical-weights.js';
 import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } from './recall/calibrate-fusion.js';
@@ -23,7 +21,7 @@ import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
 import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
 import { rankWithholding } from './recall/withhold-flagged.js';
-import type { MemoryRecord, MemoryStore, WriteContext } from './store/memory-store.js';
+import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
@@ -37,14 +35,13 @@ import {
   rejectUnknownFields,
 } from './model/request-fields.js';
 import { validateSearchOptions } from './model/validate-search-options.js';
-import { Searcher, type SearcherDeps } from './search/searcher.js';
+import { Searcher } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import type { WarmReport } from './model/warm-report.js';
 import { warmUp } from './recall/warm-up.js';
 import { RerankerRegistry } from './search/rank/reranker-registry.js';
-import type { Reranker } from './search/rank/reranker.js';
-import { WriteGuard, type WriteSafetyOptions } from './safety/write-guard.js';
+import { WriteGuard } from './safety/write-guard.js';
 import { FormationGuard } from './safety/formation-guard.js';
 import { resolveValidity } from './model/resolve-validity.js';
 import type {
@@ -57,104 +54,14 @@ import type {
 import type { HistoryEvent } from './model/formation/history.js';
 import type { FormationJob } from './model/formation/work-queue.js';
 import { distinctHits, withValidity } from './model/distinct-hits.js';
-import type { FormationEvent } from './formation/formation-event.js';
-import type { FormationOptions } from './formation/formation-options.js';
 import type { FormationService } from './formation/formation-service.js';
 import type { ApplyContext } from './model/formation/formation-store.js';
 import { openFormationService } from './formation/open-formation-service.js';
+import type { EngramOptions, LocalRecallOptions, RecallDefaults } from './facade/engram-options.js';
+import { ALL_STATUSES, checkFiniteNumber, checkOneOf, writeContext } from './facade/request-checks.js';
+import { ScopeEmbedding } from './facade/scope-embedding.js';
 
-/** Something Engram reports without throwing (background failures, degraded calls). */
-export interface EngramEvent {
-  type: 'usage-error' | 'store-retry' | 'formation';
-  error?: unknown;
-  detail?: Record<string, unknown>;
-  /** What formation's background work did (type `formation`). */
-  formation?: FormationEvent | undefined;
-}
-
-/** Defaults applied to every {@link Engram.recall} call. */
-export interface RecallDefaults {
-  /** @default 5 */
-  limit: number;
-  /** @default 0.1 */
-  threshold: number;
-  /** @default 'engram' */
-  profile: 'engram' | 'seed';
-  /** Config-level lexical weights (below explicit options, above the environment). */
-  lexicalWeights?: Partial<LexicalWeights> | undefined;
-  /**
-   * A calibration of the default profile for an embedder ({@link Engram.calibrateFusion}, `engram
-   * calibrate --json`): its weights replace the default profile's defaults when its `model` is this
-   * instance's embedder, and are ignored otherwise; the `seed` profile never reads them.
-   * @default none (0.5 / 0.5)
-   */
-  calibration?: Pick<FusionCalibration, 'model' | 'weights'> | undefined;
-}
-
-/** Options of {@link Engram.open}. */
-export interface EngramOptions {
-  /** An opened store. */
-  store: MemoryStore;
-  /** The embedder for memories and queries. */
-  embedder: Embedder;
-  /** Input size limits. @default DEFAULT_LIMITS */
-  limits?: Partial<InputLimits> | undefined;
-  recall?: Partial<RecallDefaults> | undefined;
-  /** Retries of transient storage conflicts. @default 3 */
-  storeRetries?: number | undefined;
-  /** Record use count / last use of recalled memories, in the background. @default true */
-  trackUsage?: boolean | undefined;
-  /** Environment read for `ENGRAM_RECALL_LEX_WEIGHT*`. @default process.env */
-  env?: Record<string, string | undefined> | undefined;
-  /** Wall clock. @default () => new Date() */
-  clock?: (() => Date) | undefined;
-  /** Id generator for new memories. @default crypto.randomUUID */
-  generateId?: (() => string) | undefined;
-  /** Background failures and degradations. @default ignored */
-  onEvent?: ((event: EngramEvent) => void) | undefined;
-  /** LLM, extra rerankers, web providers and collection access for {@link Engram.search}. @default none (fast mode only, noop / cosine-local rerankers) */
-  search?: (Pick<SearcherDeps, 'llm' | 'web' | 'canRead'> & { rerankers?: Reranker[] | undefined }) | undefined;
-  /** Close the store and embedder on {@link Engram.close}. @default true */
-  ownResources?: boolean | undefined;
-  /**
-   * Write safety: secrets and financial data masked, text that instructs the model flagged, on
-   * every write. `policy` is the instance's, `tenantPolicy` looks up each tenant's over it; a
-   * call's `safety` can only tighten. @default {} (secrets, cards, IBANs masked; flagging on)
-   */
-  safety?: WriteSafetyOptions | undefined;
-  /**
-   * Memory formation: `remember` and capture store turns as deduplicated episodes (always, on a
-   * store with formation storage); with an LLM (or the rule-based extractor) a background worker
-   * forms time-valid facts from them. @default {} (no LLM: episodes only)
-   */
-  formation?: FormationOptions | undefined;
-}
-
-/** Recall options of the in-process facade (the same as every {@link MemoryApi}'s, `vector` included). */
-export type LocalRecallOptions = RecallOptions;
-
-const ALL_STATUSES = [...MEMORY_STATUSES];
-
-function checkOneOf(value: unknown, allowed: readonly string[], field: string): void {
-  if (value !== undefined && !allowed.includes(value as string)) {
-    throw new EngramError('INVALID_INPUT', `${field} must be one of: ${allowed.join(', ')}`, { details: { field } });
-  }
-}
-
-function checkFiniteNumber(value: unknown, field: string): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
-    throw new EngramError('INVALID_INPUT', `${field} must be a finite number`, { details: { field } });
-  }
-}
-
-/** The history context of a facade write: an API call, by the caller the options name. */
-function writeContext(operation: string, options: WriteOptions): WriteContext {
-  return { cause: { type: 'api', operation }, caller: options.caller };
-}
-
-function partitionKey(scope: Scope): string {
-  return JSON.stringify([scope.tenant, scope.user ?? null]);
-}
+export type { EngramEvent, EngramOptions, LocalRecallOptions, RecallDefaults } from './facade/engram-options.js';
 
 /**
  * The in-process memory layer: validated, scoped writes and the reference hybrid recall with
@@ -168,8 +75,8 @@ export class Engram implements MemoryApi {
   private readonly options: EngramOptions;
   private readonly clock: () => Date;
   private readonly generateId: () => string;
-  /** Embedding model known to be in each (tenant, user) partition. */
-  private readonly partitionModels = new Map<string, { model: string; dim: number } | null>();
+  /** Embeds texts and holds each partition to one embedding model. */
+  private readonly embedding: ScopeEmbedding;
   private readonly pending = new Set<Promise<unknown>>();
   /** Candidates' tokens, reused across recalls (keyed by id and last update). */
   private readonly tokenCache = new TokenCache();
@@ -187,6 +94,7 @@ export class Engram implements MemoryApi {
     this.clock = options.clock ?? (() => new Date());
     this.generateId = options.generateId ?? randomUUID;
     this.guard = new WriteGuard(options.safety);
+    this.embedding = new ScopeEmbedding(this.store, this.embedder, (fn) => this.withRetry(fn));
     this.formation = this.openFormation();
   }
 
@@ -200,8 +108,8 @@ export class Engram implements MemoryApi {
       newId: this.generateId,
       env: this.options.env ?? process.env,
       embed: async (texts, scope) => {
-        await this.checkModel(scope);
-        const vectors = await this.embed(texts, 'document');
+        await this.embedding.checkModel(scope);
+        const vectors = await this.embedding.embed(texts, 'document');
         return { vectors, embedding: { model: this.embedder.model, dim: vectors[0]?.length ?? this.embedder.dim } };
       },
       recall: (query, options) => this.recallWith(query, options, false),
@@ -257,97 +165,6 @@ export class Engram implements MemoryApi {
     });
   }
 
-  /** Embeds texts as `role` ('query' for recall, 'document' for what is stored), checking every vector. */
-  private async embed(texts: string[], role: EmbedRole): Promise<Float32Array[]> {
-    const vectors = await this.embedder.embed(texts, { role });
-    if (vectors.length !== texts.length) {
-      throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
-    }
-    // Remote embedders may learn their dimension from the first response: trust the vectors then.
-    const dim = this.embedder.dim > 0 ? this.embedder.dim : (vectors[0]?.length ?? 0);
-    vectors.forEach((v, i) => validateVector(v, dim, `embedding[${i}]`));
-    return vectors;
-  }
-
-  /** Throws MODEL_MISMATCH when the scope's partition already holds vectors of another model. */
-  private async checkModel(scope: Scope): Promise<void> {
-    const key = partitionKey(scope);
-    let known = this.partitionModels.get(key);
-    if (known === undefined) {
-      const stats = await this.withRetry(() =>
-        this.store.stats({ scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES }),
-      );
-      const first = stats.models[0];
-      known = first ? { model: first.model, dim: first.dim } : null;
-      if (stats.models.length > 1) {
-        throw new EngramError(
-          'MODEL_MISMATCH',
-          `scope ${key} mixes embedding models (${stats.models.map((m) => `${m.model}/${m.dim}`).join(', ')}); run \`engram reembed\``,
-          { details: { models: stats.models } },
-        );
-      }
-      if (known) this.partitionModels.set(key, known);
-    }
-    const dimKnown = this.embedder.dim > 0;
-    if (known && (known.model !== this.embedder.model || (dimKnown && known.dim !== this.embedder.dim))) {
-      throw new EngramError(
-        'MODEL_MISMATCH',
-        `scope ${key} holds vectors of ${known.model} (${known.dim} dims) but this Engram embeds with ` +
-          `${this.embedder.model} (${this.embedder.dim} dims); re-embed the scope with \`engram reembed\` or open with the same embedder`,
-        { details: { stored: known, embedder: { model: this.embedder.model, dim: this.embedder.dim } } },
-      );
-    }
-  }
-
-  /**
-   * The dimension a vector in this scope must have: the embedder's, else (a remote embedder that
-   * learns it from its first answer) the one the scope's vectors have; undefined when neither is known.
-   */
-  private expectedDim(scope: Scope): number | undefined {
-    if (this.embedder.dim > 0) return this.embedder.dim;
-    return this.partitionModels.get(partitionKey(scope))?.dim ?? undefined;
-  }
-
-  /**
-   * The dimension of the scope's model. An embedder that learns its dimension from its first
-   * answer (a remote one) is asked once, with `probe`: a caller's vector is never the first to
-   * set it.
-   */
-  private async modelDim(scope: Scope, probe: string): Promise<number> {
-    const known = this.expectedDim(scope);
-    if (known !== undefined) return known;
-    const [v] = (await this.embed([probe.trim() === '' ? 'dimension' : probe], 'document')) as [Float32Array];
-    return this.embedder.dim > 0 ? this.embedder.dim : v.length;
-  }
-
-  /** A caller's vector for this scope (after {@link checkModel}): checked as every entry point checks it. */
-  private async givenVector(value: unknown, scope: Scope, field: string, probe: string): Promise<Float32Array> {
-    const vector = validateGivenVector(value, undefined, field);
-    validateVector(vector, await this.modelDim(scope, probe), field);
-    return vector;
-  }
-
-  /**
-   * The vectors of a batch: the callers' where given (checked against the scope's dimension),
-   * the embedder's for the rest, all of one dimension.
-   */
-  private async batchVectors(normalized: NormalizedInput[], scope: Scope): Promise<Float32Array[]> {
-    const missing = normalized.flatMap((n, i) => (n.vector === undefined ? [i] : []));
-    const embedded =
-      missing.length === 0
-        ? []
-        : await this.embed(
-            missing.map((i) => (normalized[i] as NormalizedInput).text),
-            'document',
-          );
-    const dim = embedded[0]?.length ?? (await this.modelDim(scope, (normalized[0] as NormalizedInput).text));
-    return normalized.map((n, i) => {
-      const vector = n.vector ?? (embedded[missing.indexOf(i)] as Float32Array);
-      validateVector(vector, dim, `memories[${i}].vector`);
-      return vector;
-    });
-  }
-
   /** Adds one memory. */
   async add(input: MemoryInput, options: WriteOptions): Promise<Memory> {
     const [memory] = await this.addMany([input], options);
@@ -374,8 +191,8 @@ export class Engram implements MemoryApi {
       }
       if (n.id !== undefined) ids.add(n.id);
     }
-    await this.checkModel(scope);
-    const vectors = await this.batchVectors(normalized, scope);
+    await this.embedding.checkModel(scope);
+    const vectors = await this.embedding.batchVectors(normalized, scope);
     const now = this.clock().toISOString();
     const embedding = { model: this.embedder.model, dim: (vectors[0] as Float32Array).length };
     const records: MemoryRecord[] = normalized.map(({ vector: _given, ...n }, i) => ({
@@ -388,7 +205,7 @@ export class Engram implements MemoryApi {
       vector: vectors[i] as Float32Array,
     }));
     await this.withRetry(() => this.store.insert(records, writeContext('add', options)));
-    this.partitionModels.set(partitionKey(scope), embedding);
+    this.embedding.remember(scope, embedding);
     return this.withRetry(() =>
       this.store.get(
         scope.tenant,
@@ -418,11 +235,11 @@ export class Engram implements MemoryApi {
     const given = clean.text !== valid.text ? undefined : sent;
     let vector: { vector: Float32Array; embedding: { model: string; dim: number } } | undefined;
     if (clean.text !== undefined || given !== undefined) {
-      await this.checkModel(scope);
+      await this.embedding.checkModel(scope);
       const [v] =
         given === undefined
-          ? ((await this.embed([clean.text as string], 'document')) as [Float32Array])
-          : [await this.givenVector(given, scope, 'patch.vector', clean.text ?? 'dimension')];
+          ? ((await this.embedding.embed([clean.text as string], 'document')) as [Float32Array])
+          : [await this.embedding.givenVector(given, scope, 'patch.vector', clean.text ?? 'dimension')];
       vector = { vector: v, embedding: { model: this.embedder.model, dim: v.length } };
     }
     const updated = await this.withRetry(() =>
@@ -525,13 +342,13 @@ export class Engram implements MemoryApi {
       env: this.options.env ?? process.env,
       calibrated: this.calibratedWeights(),
     });
-    await this.checkModel(filter.scope);
+    await this.embedding.checkModel(filter.scope);
     const embedStart = performance.now();
     let queryVector: Float32Array;
     if (hasVector) {
-      queryVector = await this.givenVector(options.vector, filter.scope, 'vector', text);
+      queryVector = await this.embedding.givenVector(options.vector, filter.scope, 'vector', text);
     } else {
-      [queryVector] = (await this.embed([text], 'query')) as [Float32Array];
+      [queryVector] = (await this.embedding.embed([text], 'query')) as [Float32Array];
     }
     const embedMs = performance.now() - embedStart;
     const rank = (n: number) =>
@@ -576,7 +393,7 @@ export class Engram implements MemoryApi {
   async calibrateFusion(options: Scoped & Omit<CalibrateFusionOptions, 'scope'>): Promise<FusionCalibration> {
     this.ensureOpen();
     const scope = validateScope(options?.scope);
-    await this.checkModel(scope);
+    await this.embedding.checkModel(scope);
     return this.withRetry(() => calibrateFusion({ store: this.store, embedder: this.embedder }, { ...options, scope }));
   }
 
@@ -626,9 +443,11 @@ export class Engram implements MemoryApi {
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = await this.guard.query(validateText(query, this.limits.maxQueryLength, 'query'), filter.scope.tenant);
     const validity = resolveValidity(options, this.clock);
-    await this.checkModel(filter.scope);
+    await this.embedding.checkModel(filter.scope);
     const vector =
-      options.vector === undefined ? undefined : await this.givenVector(options.vector, filter.scope, 'vector', text);
+      options.vector === undefined
+        ? undefined
+        : await this.embedding.givenVector(options.vector, filter.scope, 'vector', text);
     const result = await this.searcher().search(text, { ...options, scope: filter.scope, types: filter.types, vector });
     return validity.includeSuperseded ? { ...result, hits: withValidity(result.hits, validity.at) } : result;
   }
@@ -692,7 +511,7 @@ export class Engram implements MemoryApi {
       options.onProgress?.(done, total);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
-    this.partitionModels.delete(partitionKey(scope));
+    this.embedding.forget(scope);
     return done;
   }
 
@@ -705,7 +524,7 @@ export class Engram implements MemoryApi {
     return warmUp({
       store: this.store,
       embedder: this.embedder,
-      checkModel: (scope) => this.checkModel(scope),
+      checkModel: (scope) => this.embedding.checkModel(scope),
       recall: (scope, vector) => this.warmRecall(scope, vector),
     });
   }

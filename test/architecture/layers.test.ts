@@ -32,7 +32,11 @@ export const LAYER_RULES: LayerRules = {
   inject: ['model', 'util', 'text'],
   formation: ['model', 'util', 'text', 'vector', 'embed', 'llm', 'recall', 'safety', 'store'],
   eval: ['model', 'util', 'text'],
-  engram: ['model', 'util', 'text', 'vector', 'embed', 'llm', 'store', 'recall', 'search', 'safety', 'formation'],
+  facade: ['model', 'util', 'text', 'vector', 'embed', 'llm', 'store', 'recall', 'search', 'safety', 'formation'],
+  // prettier-ignore
+  engram: [
+    'model', 'util', 'text', 'vector', 'embed', 'llm', 'store', 'recall', 'search', 'safety', 'formation', 'facade',
+  ],
   'open-default-engram': ['model', 'util', 'embed', 'store', 'engram', 'tenant'],
   mcp: ['model', 'util', 'auth', 'wire', 'open-default-engram'],
   // prettier-ignore
@@ -55,6 +59,7 @@ const CONTRACT_ONLY = {
   search: { store: STORE_CONTRACT },
   formation: { store: STORE_CONTRACT },
   engram: { store: [...STORE_CONTRACT, 'store/transient-error.ts'] },
+  facade: { store: STORE_CONTRACT },
 };
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
