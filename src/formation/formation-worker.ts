@@ -221,6 +221,12 @@ export class FormationWorker {
         operations: run.operations,
         notes: run.outcome?.consolidation.notes.length ?? 0,
       });
+      if (run.archiveError !== undefined)
+        this.deps.onEvent?.({
+          type: 'worker-error',
+          detail: `archiving the formed turns of job ${job.id} failed; the job succeeded and its turns stay recallable`,
+          error: run.archiveError,
+        });
     } catch (error) {
       await this.recordFailure(job, controller.signal.aborted ? (controller.signal.reason ?? error) : error);
     }

@@ -30,6 +30,11 @@ export interface RunJobDeps {
 export interface JobRun {
   outcome: WindowOutcome | null;
   operations: number;
+  /**
+   * Why archiving the window's turns failed, after the commit that made the job succeeded: the
+   * facts stand and the turns stay recallable (as with `formedTurns: 'keep'`). @default none
+   */
+  archiveError?: unknown;
 }
 
 /** The record every change of a job's window is written under. */
@@ -110,8 +115,15 @@ export async function runJob(
       signal,
     );
     const turns = turnsToArchive(deps.archive ?? 'superseded', outcome, applied);
-    if (turns.length > 0) await deps.archiveTurns?.(job.tenant, turns, { ...context, scope: job.scope });
-    return { outcome, operations: outcome.operations.length };
+    const run: JobRun = { outcome, operations: outcome.operations.length };
+    if (turns.length === 0 || !deps.archiveTurns) return run;
+    try {
+      await deps.archiveTurns(job.tenant, turns, { ...context, scope: job.scope });
+    } catch (error) {
+      // The job committed: failing it now would retry a formed window or report a lost lease.
+      run.archiveError = error;
+    }
+    return run;
   });
 }
 
