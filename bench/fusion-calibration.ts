@@ -17,15 +17,13 @@ import {
   type BenchEmbedderName,
 } from './lib/bench-embedders.js';
 import { LOCOMO_TENANT } from './lib/locomo-eval.js';
-import { locomoPools, openLocomoStore } from './lib/locomo-pools.js';
+import { INDIRECT_KS, LOCOMO_KS, locomoPools, openLocomoStore } from './lib/locomo-pools.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { PooledCase } from './lib/ranking-pools.js';
 import { scoreRanker } from './lib/ranking-score.js';
 import { variant, type PoolRanker } from './lib/ranking-variants.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const LOCOMO_KS = [5, 10, 20];
-const INDIRECT_KS = [1, 3, 5, 10];
 const GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
 interface Row {

@@ -15,7 +15,7 @@ import type { Memory } from '../src/model/memory.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { LOCOMO_TENANT } from './lib/locomo-eval.js';
-import { locomoPools, openLocomoStore } from './lib/locomo-pools.js';
+import { INDIRECT_KS, LOCOMO_KS, locomoPools, openLocomoStore } from './lib/locomo-pools.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import { listAll, type PooledCase } from './lib/ranking-pools.js';
 import { scoreRanker } from './lib/ranking-score.js';
@@ -29,9 +29,6 @@ import {
   type PoolRanker,
 } from './lib/ranking-variants.js';
 import { fmt, markdownTable } from './lib/stats.js';
-
-const LOCOMO_KS = [5, 10, 20];
-const INDIRECT_KS = [1, 3, 5, 10];
 
 /** The rankers of the table: the default, each kept mechanism taken away, alternatives, removed ones. */
 function rankers(

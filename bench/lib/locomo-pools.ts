@@ -12,6 +12,11 @@ import type { LocomoBenchConversation } from './locomo-questions.js';
 import { buildPools, type PooledCase } from './ranking-pools.js';
 import { loadIndirectCases } from './ranking-score.js';
 
+/** The cut-offs the pool benches score LoCoMo questions at. */
+export const LOCOMO_KS = [5, 10, 20];
+/** The cut-offs the pool benches score the indirect cases at. */
+export const INDIRECT_KS = [1, 3, 5, 10];
+
 /** LoCoMo dev and the hand-written indirect cases, stored for the pool benches (see {@link openLocomoStore}). */
 export interface LocomoStore {
   store: MemoryStore;
