@@ -28,9 +28,9 @@ import type { InjectEvent } from '../src/inject/inject-event.js';
 import { wrapOpenAI } from '../src/inject/wrappers/openai.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { chatFor } from '../test/formation/support/chat-for.js';
-import { startScriptedLlm } from '../test/formation/support/scripted-llm-server.js';
 import { HashedEmbedder } from '../test/support/hashed-embedder.js';
 import { parseArgs, parseIntList } from './lib/args.js';
+import { startScriptedFormation } from './lib/scripted-formation.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 
 const SCOPE = { tenant: 'bench', user: 'u', session: 's' };
@@ -105,11 +105,9 @@ async function main(): Promise<void> {
     baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     maxRetries: 0,
   });
-  const llm = await startScriptedLlm({
-    rules: [
-      { name: 'extract', match: 'durable memories', reply: { content: { memories: [] } } },
-      { name: 'consolidate', match: 'memory store consistent', reply: { content: { decisions: [] } } },
-    ],
+  const llm = await startScriptedFormation({
+    extract: { content: { memories: [] } },
+    consolidate: { content: { decisions: [] } },
   });
   const dir = mkdtempSync(join(tmpdir(), 'engram-call-path-'));
   const open = (name: string, formation: boolean) =>

@@ -16,21 +16,13 @@
  * value; "old omitted" = no hit states the old one; `asOf` between the conversations must put the
  * old value first and omit the new one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { Engram } from '../src/engram.js';
 import type { FormationOptions } from '../src/formation/formation-options.js';
-import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { chatFor } from '../test/formation/support/chat-for.js';
-import {
-  startScriptedLlm,
-  type ScriptedRequest,
-  type ScriptedReply,
-} from '../test/formation/support/scripted-llm-server.js';
+import type { ScriptedRequest, ScriptedReply } from '../test/formation/support/scripted-llm-server.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
+import { consolidateByMatch, scriptedFact, startScriptedFormation } from './lib/scripted-formation.js';
+import { openTempSqliteEngram } from './lib/temp-sqlite-engram.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
 interface Case {
@@ -146,30 +138,14 @@ function extraction(request: ScriptedRequest): ScriptedReply {
       for (const side of [c.old, c.now]) {
         if (personOf(c) === person && side.said === text) {
           const subject = side.fact.startsWith("'") ? `${person}${side.fact}` : `${person} ${side.fact}`;
-          memories.push({
-            text: subject,
-            kind: 'user_fact',
-            key: c.key,
-            tags: [],
-            confidence: 0.9,
-            turns: [handle],
-            when: null,
-          });
+          memories.push(scriptedFact(subject, handle, 'user_fact', c.key));
         }
       }
     }
     for (const [said, fact, key] of FILLER) {
       if (said === text) {
         const subject = fact.startsWith("'") ? `${person}${fact}` : `${person} ${fact}`;
-        memories.push({
-          text: subject,
-          kind: 'preference',
-          key,
-          tags: [],
-          confidence: 0.9,
-          turns: [handle],
-          when: null,
-        });
+        memories.push(scriptedFact(subject, handle, 'preference', key));
       }
     }
   }
@@ -178,34 +154,11 @@ function extraction(request: ScriptedRequest): ScriptedReply {
 
 /** SUPERSEDE the listed memory with the candidate's key, else ADD. */
 function consolidation(request: ScriptedRequest): ScriptedReply {
-  const decisions: unknown[] = [];
-  let current: { handle: string; key: string | null; target: string | null } | null = null;
-  const flush = () => {
-    if (current)
-      decisions.push({
-        candidate: current.handle,
-        action: current.target ? 'SUPERSEDE' : 'ADD',
-        target: current.target,
-        text: null,
-      });
-  };
-  for (const line of request.prompt.split('\n')) {
-    const c = /^\[(c\d+)\] (?:key=(\S+) · )?/.exec(line);
-    const m = /^ {3}\[(m\d+)\] (?:key=(\S+) · )?/.exec(line);
-    if (c) {
-      flush();
-      current = { handle: c[1] as string, key: c[2] ?? null, target: null };
-    } else if (m && current && current.key !== null && m[2] === current.key && !current.target)
-      current.target = m[1] as string;
-  }
-  flush();
-  return { content: { decisions } };
+  return consolidateByMatch(request.prompt, 'SUPERSEDE', (c, m) => c.key !== null && m.key === c.key);
 }
 
 async function runPath(name: string, formation: FormationOptions, embedder: ReturnType<typeof openBenchEmbedder>) {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-contradictions-'));
-  const engram = await Engram.open({
-    store: createSqliteStore({ path: join(dir, 'c.db') }),
+  const { engram, dispose } = await openTempSqliteEngram('engram-contradictions-', 'c.db', {
     embedder,
     env: {},
     trackUsage: false,
@@ -262,20 +215,14 @@ async function runPath(name: string, formation: FormationOptions, embedder: Retu
     }
     return { name, outcomes };
   } finally {
-    await engram.close();
-    rmSync(dir, { recursive: true, force: true });
+    await dispose();
   }
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2), [], ['json']);
   const embedder = openBenchEmbedder();
-  const server = await startScriptedLlm({
-    rules: [
-      { name: 'extract', match: 'durable memories', reply: extraction },
-      { name: 'consolidate', match: 'memory store consistent', reply: consolidation },
-    ],
-  });
+  const server = await startScriptedFormation({ extract: extraction, consolidate: consolidation });
   try {
     const runs = [
       await runPath('rules', { extractor: 'rules' }, embedder),

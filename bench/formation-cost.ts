@@ -14,24 +14,17 @@
  * consolidation call per extraction call. Throughput: turns / (first remember → idle), per
  * worker concurrency; the embedder is the hashed test embedder so that the figure is formation's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { Engram } from '../src/engram.js';
 import { summarizeCost, type WindowCost } from '../src/formation/cost-report.js';
 import { readLocomoFile, type LocomoTurn } from '../src/import/locomo.js';
-import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { chatFor, type Provider } from '../test/formation/support/chat-for.js';
-import {
-  startScriptedLlm,
-  type ScriptedRequest,
-  type ScriptedReply,
-} from '../test/formation/support/scripted-llm-server.js';
+import type { ScriptedRequest, ScriptedReply } from '../test/formation/support/scripted-llm-server.js';
 import { HashedEmbedder } from '../test/support/hashed-embedder.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { defaultLocomoData } from './lib/locomo-questions.js';
+import { consolidateByMatch, scriptedFact, startScriptedFormation } from './lib/scripted-formation.js';
+import { openTempSqliteEngram } from './lib/temp-sqlite-engram.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
 const DEFAULT_DATA = defaultLocomoData();
@@ -81,55 +74,23 @@ function promptTurns(prompt: string): Array<{ handle: string; text: string }> {
 
 function extraction(c: Corpus, request: ScriptedRequest): ScriptedReply {
   const memories = promptTurns(request.prompt).flatMap(({ handle, text }) =>
-    (c.factsOfText.get(text) ?? []).map((fact) => ({
-      text: fact,
-      kind: 'user_fact',
-      key: null,
-      tags: [],
-      confidence: 0.9,
-      turns: [handle],
-      when: null,
-    })),
+    (c.factsOfText.get(text) ?? []).map((fact) => scriptedFact(fact, handle, 'user_fact', null)),
   );
   return { content: { memories } };
 }
 
+/** NOOP against a listed memory of the candidate's text, else ADD. */
 function consolidation(request: ScriptedRequest): ScriptedReply {
-  const decisions: Array<{ candidate: string; action: string; target: string | null; text: null }> = [];
-  let current: { handle: string; text: string; same: string | null } | null = null;
-  const flush = () => {
-    if (current)
-      decisions.push({
-        candidate: current.handle,
-        action: current.same ? 'NOOP' : 'ADD',
-        target: current.same,
-        text: null,
-      });
-  };
-  for (const line of request.prompt.split('\n')) {
-    const c = /^\[(c\d+)\] .*· (".*")$/.exec(line);
-    const m = /^ {3}\[(m\d+)\] .*· (".*")$/.exec(line);
-    if (c) {
-      flush();
-      current = { handle: c[1] as string, text: JSON.parse(c[2] as string) as string, same: null };
-    } else if (m && current && !current.same && JSON.parse(m[2] as string) === current.text)
-      current.same = m[1] as string;
-  }
-  flush();
-  return { content: { decisions } };
+  return consolidateByMatch(request.prompt, 'NOOP', (c, m) => JSON.parse(m.quoted) === JSON.parse(c.quoted));
 }
 
 async function run(c: Corpus, provider: Provider, latencyMs: number, concurrency: number) {
-  const server = await startScriptedLlm({
+  const server = await startScriptedFormation({
     latencyMs,
-    rules: [
-      { name: 'extract', match: 'durable memories', reply: (r) => extraction(c, r) },
-      { name: 'consolidate', match: 'memory store consistent', reply: (r) => consolidation(r) },
-    ],
+    extract: (r) => extraction(c, r),
+    consolidate: (r) => consolidation(r),
   });
-  const dir = mkdtempSync(join(tmpdir(), 'engram-formation-cost-'));
-  const engram = await Engram.open({
-    store: createSqliteStore({ path: join(dir, 'cost.db') }),
+  const { engram, dispose } = await openTempSqliteEngram('engram-formation-cost-', 'cost.db', {
     embedder: new HashedEmbedder({ dim: 256 }),
     env: {},
     trackUsage: false,
@@ -178,9 +139,8 @@ async function run(c: Corpus, provider: Provider, latencyMs: number, concurrency
       dead,
     };
   } finally {
-    await engram.close();
+    await dispose();
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

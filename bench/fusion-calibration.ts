@@ -7,14 +7,8 @@
  *
  *   npx tsx bench/fusion-calibration.ts [--data FILE] [--embedders use-lite,onnx-random,hashed-bow] [--json]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { Engram } from '../src/engram.js';
 import type { EvalSummary } from '../src/eval/eval-metrics.js';
 import { calibrateFusion, type FusionCalibration } from '../src/recall/calibrate-fusion.js';
-import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs } from './lib/args.js';
 import {
   BENCH_EMBEDDER_LABELS,
@@ -22,15 +16,14 @@ import {
   openEmbedderUnderTest,
   type BenchEmbedderName,
 } from './lib/bench-embedders.js';
-import { LOCOMO_TENANT, locomoCases, sampleOf } from './lib/locomo-eval.js';
+import { LOCOMO_TENANT } from './lib/locomo-eval.js';
+import { INDIRECT_KS, LOCOMO_KS, locomoPools, openLocomoStore } from './lib/locomo-pools.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
-import { buildPools, type PooledCase } from './lib/ranking-pools.js';
-import { loadIndirectCases, scoreRanker } from './lib/ranking-score.js';
+import type { PooledCase } from './lib/ranking-pools.js';
+import { scoreRanker } from './lib/ranking-score.js';
 import { variant, type PoolRanker } from './lib/ranking-variants.js';
 import { fmt, markdownTable } from './lib/stats.js';
 
-const LOCOMO_KS = [5, 10, 20];
-const INDIRECT_KS = [1, 3, 5, 10];
 const GRID = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
 interface Row {
@@ -92,13 +85,9 @@ async function runEmbedder(
     name,
     conversations.flatMap((c) => c.memories.map((m) => m.text)),
   );
-  const dir = mkdtempSync(join(tmpdir(), 'engram-calibration-'));
-  const store = createSqliteStore({ path: join(dir, 'c.db') });
-  const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false, env: {} });
+  const stored = await openLocomoStore('engram-calibration-', 'c.db', embedder, conversations, {});
+  const { store } = stored;
   try {
-    for (const c of conversations)
-      await engram.addMany(c.memories, { scope: { tenant: LOCOMO_TENANT, user: c.sampleId } });
-    const indirectCases = await loadIndirectCases(engram, LOCOMO_TENANT);
     const calibrations: EmbedderResult['calibrations'] = {};
     for (const c of [...conversations.map((x) => x.sampleId), 'indirect']) {
       const start = performance.now();
@@ -106,15 +95,9 @@ async function runEmbedder(
       calibrations[c] = { ...cal, ms: performance.now() - start };
       log(`${name} ${c}: ${cal.calibrated ? `trust ${cal.weights?.base}` : 'not calibrated'} (${cal.pairs} pairs)`);
     }
-    const locomo = await buildPools(store, embedder, conversations.flatMap(locomoCases), {
-      tenant: LOCOMO_TENANT,
-      ks: LOCOMO_KS,
-      groupOf: (c) => sampleOf(c.id ?? ''),
-    });
-    const indirect = await buildPools(store, embedder, indirectCases, {
-      tenant: LOCOMO_TENANT,
-      ks: INDIRECT_KS,
-      groupOf: () => 'indirect',
+    const { locomo, indirect } = await locomoPools(stored, embedder, conversations, {
+      locomo: LOCOMO_KS,
+      indirect: INDIRECT_KS,
     });
     const grid = new Map(GRID.map((w) => [w, variant({ weights: { base: w, short: w } })]));
     const trustOf = (g: string): number => calibrations[g]?.weights?.base ?? 0.5;
@@ -150,10 +133,7 @@ async function runEmbedder(
     }));
     return { embedder: name, model: embedder.model, calibrations, rows, looChosen };
   } finally {
-    await engram.close();
-    await store.close();
-    await embedder.close?.();
-    rmSync(dir, { recursive: true, force: true });
+    await stored.close();
   }
 }
 

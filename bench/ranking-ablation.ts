@@ -10,20 +10,15 @@
  * with the write-side fields the mechanism reads hidden); removed mechanisms are added one at a
  * time (bench/lib/ranking-experiments.ts). Pools are the default recall's, built once per case and k.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
-import { Engram } from '../src/engram.js';
 import type { EvalSummary } from '../src/eval/eval-metrics.js';
 import type { Memory } from '../src/model/memory.js';
-import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
-import { LOCOMO_TENANT, locomoCases, sampleOf } from './lib/locomo-eval.js';
+import { LOCOMO_TENANT } from './lib/locomo-eval.js';
+import { INDIRECT_KS, LOCOMO_KS, locomoPools, openLocomoStore } from './lib/locomo-pools.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
-import { buildPools, listAll, type PooledCase } from './lib/ranking-pools.js';
-import { loadIndirectCases, scoreRanker } from './lib/ranking-score.js';
+import { listAll, type PooledCase } from './lib/ranking-pools.js';
+import { scoreRanker } from './lib/ranking-score.js';
 import { removedMechanisms } from './lib/ranking-experiments.js';
 import {
   ALL_FIELDS,
@@ -34,9 +29,6 @@ import {
   type PoolRanker,
 } from './lib/ranking-variants.js';
 import { fmt, markdownTable } from './lib/stats.js';
-
-const LOCOMO_KS = [5, 10, 20];
-const INDIRECT_KS = [1, 3, 5, 10];
 
 /** The rankers of the table: the default, each kept mechanism taken away, alternatives, removed ones. */
 function rankers(
@@ -106,22 +98,12 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   const conversations = await readLocomoBench(data);
   const embedder = openBenchEmbedder();
-  const dir = mkdtempSync(join(tmpdir(), 'engram-ablation-'));
-  const store = createSqliteStore({ path: join(dir, 'a.db') });
-  const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
+  const stored = await openLocomoStore('engram-ablation-', 'a.db', embedder, conversations);
+  const { store } = stored;
   try {
-    for (const c of conversations)
-      await engram.addMany(c.memories, { scope: { tenant: LOCOMO_TENANT, user: c.sampleId } });
-    const indirectCases = await loadIndirectCases(engram, LOCOMO_TENANT);
-    const locomo = await buildPools(store, embedder, conversations.flatMap(locomoCases), {
-      tenant: LOCOMO_TENANT,
-      ks: LOCOMO_KS,
-      groupOf: (c) => sampleOf(c.id ?? ''),
-    });
-    const indirect = await buildPools(store, embedder, indirectCases, {
-      tenant: LOCOMO_TENANT,
-      ks: INDIRECT_KS,
-      groupOf: () => 'indirect',
+    const { locomo, indirect } = await locomoPools(stored, embedder, conversations, {
+      locomo: LOCOMO_KS,
+      indirect: INDIRECT_KS,
     });
     log(`pools: ${locomo.length} LoCoMo cases, ${indirect.length} indirect cases`);
     const all = { items: await listAll(store, { tenant: LOCOMO_TENANT }) };
@@ -169,10 +151,7 @@ async function main(): Promise<void> {
     if (args.flags.has('json')) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else process.stdout.write(`${render(result)}\n`);
   } finally {
-    await engram.close();
-    await store.close();
-    await embedder.close?.();
-    rmSync(dir, { recursive: true, force: true });
+    await stored.close();
   }
 }
 

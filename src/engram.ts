@@ -8,41 +8,26 @@ import {
   DEFAULT_LIMITS,
   validateLimit,
   validateMemoryInput,
-  validateNumber,
   validatePatch,
   validateScope,
   validateText,
-  validateVector,
   type InputLimits,
 } from './model/validate.js';
-import type { LexicalWeights } from './recall/lexical-weights.js';
 import { calibrateFusion, type CalibrateFusionOptions, type FusionCalibration } from './recall/calibrate-fusion.js';
-import { runRecall } from './recall/recall-pipeline.js';
 import { TokenCache } from './recall/token-cache.js';
-import { ENGRAM_PROFILE, RECALL_PROFILES } from './recall/recall-profile.js';
-import { rankWithholding } from './recall/withhold-flagged.js';
 import type { MemoryRecord, MemoryStore } from './store/memory-store.js';
 import type { MemoryFilter, Page, ScopeStats } from './model/memory-filter.js';
 import { isTransientStoreError } from './store/transient-error.js';
 import { retry } from './util/retry.js';
-import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryType } from './model/memory-type.js';
 import { LIST_DIRECTIONS, LIST_ORDERS } from './model/memory-filter.js';
-import {
-  FILTER_FIELD_NAMES,
-  LIST_REQUEST_FIELD_NAMES,
-  RECALL_OPTION_NAMES,
-  RECALL_PROFILE_NAMES,
-  rejectUnknownFields,
-} from './model/request-fields.js';
+import { FILTER_FIELD_NAMES, LIST_REQUEST_FIELD_NAMES, rejectUnknownFields } from './model/request-fields.js';
 import { validateSearchOptions } from './model/validate-search-options.js';
-import { Searcher } from './search/searcher.js';
+import type { Searcher } from './search/searcher.js';
 import type { SearchOptions } from './model/search-options.js';
 import type { SearchResult } from './model/search-result.js';
 import type { WarmReport } from './model/warm-report.js';
 import { warmUp } from './recall/warm-up.js';
-import { RerankerRegistry } from './search/rank/reranker-registry.js';
 import { WriteGuard } from './safety/write-guard.js';
-import { FormationGuard } from './safety/formation-guard.js';
 import { resolveValidity } from './model/resolve-validity.js';
 import type {
   FormationJobsRequest,
@@ -53,15 +38,22 @@ import type {
 } from './model/formation/formation-api.js';
 import type { HistoryEvent } from './model/formation/history.js';
 import type { FormationJob } from './model/formation/work-queue.js';
-import { distinctHits, withValidity } from './model/distinct-hits.js';
+import { withValidity } from './model/distinct-hits.js';
 import type { FormationService } from './formation/formation-service.js';
-import type { ApplyContext } from './model/formation/formation-store.js';
-import { openFormationService } from './formation/open-formation-service.js';
 import type { EngramOptions, LocalRecallOptions, RecallDefaults } from './facade/engram-options.js';
-import { ALL_STATUSES, checkFiniteNumber, checkOneOf, writeContext } from './facade/request-checks.js';
+import { checkOneOf, writeContext } from './facade/request-checks.js';
 import { ScopeEmbedding } from './facade/scope-embedding.js';
+import type { FacadeContext } from './facade/facade-context.js';
+import { scopeFilter } from './facade/scope-filter.js';
+import { UsageRecorder } from './facade/usage-recorder.js';
+import { recallInScope } from './facade/recall-in-scope.js';
+import { warmRecall } from './facade/warm-recall.js';
+import { openSearcher } from './facade/open-searcher.js';
+import { openFacadeFormation, requireFormation } from './facade/facade-formation.js';
+import { reembedPartition, type ReembedOptions } from './facade/reembed-partition.js';
 
 export type { EngramEvent, EngramOptions, LocalRecallOptions, RecallDefaults } from './facade/engram-options.js';
+export type { ReembedOptions } from './facade/reembed-partition.js';
 
 /**
  * The in-process memory layer: validated, scoped writes and the reference hybrid recall with
@@ -77,12 +69,14 @@ export class Engram implements MemoryApi {
   private readonly generateId: () => string;
   /** Embeds texts and holds each partition to one embedding model. */
   private readonly embedding: ScopeEmbedding;
-  private readonly pending = new Set<Promise<unknown>>();
-  /** Candidates' tokens, reused across recalls (keyed by id and last update). */
-  private readonly tokenCache = new TokenCache();
+  /** Recalled memories' use, recorded in the background. */
+  private readonly usage: UsageRecorder;
   private readonly guard: WriteGuard;
+  /** What the facade's parts (src/facade) share of this instance. */
+  private readonly context: FacadeContext;
   /** Null when the store has no formation storage (a custom store). */
   private readonly formation: FormationService | null;
+  private searcherInstance: Searcher | undefined;
   private closed = false;
 
   private constructor(options: EngramOptions) {
@@ -95,53 +89,33 @@ export class Engram implements MemoryApi {
     this.generateId = options.generateId ?? randomUUID;
     this.guard = new WriteGuard(options.safety);
     this.embedding = new ScopeEmbedding(this.store, this.embedder, (fn) => this.withRetry(fn));
-    this.formation = this.openFormation();
-  }
-
-  private openFormation(): FormationService | null {
-    const store = this.store.formation;
-    if (!store) return null;
-    return openFormationService({
-      store,
-      options: this.options.formation ?? {},
-      embedder: this.embedder,
-      newId: this.generateId,
-      env: this.options.env ?? process.env,
-      embed: async (texts, scope) => {
-        await this.embedding.checkModel(scope);
-        const vectors = await this.embedding.embed(texts, 'document');
-        return { vectors, embedding: { model: this.embedder.model, dim: vectors[0]?.length ?? this.embedder.dim } };
-      },
-      recall: (query, options) => this.recallWith(query, options, false),
+    this.usage = new UsageRecorder({
+      store: this.store,
       clock: this.clock,
-      limits: this.limits,
       withRetry: (fn) => this.withRetry(fn),
-      archiveTurns: (tenant, ids, context) => this.archiveTurns(tenant, ids, context),
-      guard: new FormationGuard(this.guard),
-      onEvent: (event) => this.options.onEvent?.({ type: 'formation', formation: event }),
+      onError: (error) => this.options.onEvent?.({ type: 'usage-error', error }),
     });
-  }
-
-  /** Formation's `archive` of formed turns: each still-active episode archived, recorded with the window's cause. */
-  private async archiveTurns(tenant: string, ids: string[], context: ApplyContext): Promise<void> {
-    const active = (await this.withRetry(() => this.store.get(tenant, ids))).filter((m) => m.status === 'activated');
-    const write = { cause: context.cause, caller: context.caller, at: context.at, sourceTurnIds: ids };
-    for (const memory of active) {
-      await this.withRetry(() =>
-        this.store.update(tenant, memory.id, { status: 'archived', updatedAt: context.at }, undefined, write),
-      );
-    }
+    this.context = {
+      options,
+      store: this.store,
+      embedder: this.embedder,
+      embedding: this.embedding,
+      guard: this.guard,
+      limits: this.limits,
+      recallDefaults: this.recallDefaults,
+      clock: this.clock,
+      generateId: this.generateId,
+      // Candidates' tokens, reused across recalls (keyed by id and last update).
+      tokenCache: new TokenCache(),
+      withRetry: (fn) => this.withRetry(fn),
+      recordUsage: (tenant, ids) => this.usage.record(tenant, ids),
+    };
+    this.formation = openFacadeFormation(this.context, (query, options) => this.recallWith(query, options, false));
   }
 
   private formationOf(): FormationService {
     this.ensureOpen();
-    if (!this.formation) {
-      throw new EngramError(
-        'UNSUPPORTED',
-        `the ${this.store.kind} store has no formation storage (episodes, history, queue)`,
-      );
-    }
-    return this.formation;
+    return requireFormation(this.formation, this.store.kind);
   }
 
   /** Opens Engram over a store and an embedder, applying pending store migrations. */
@@ -263,35 +237,10 @@ export class Engram implements MemoryApi {
     return (await this.withRetry(() => this.store.delete(scope.tenant, [String(id)], context))) > 0;
   }
 
-  private filterOf(request: Scoped & Omit<MemoryFilter, 'scope'>): MemoryFilter {
-    const scope = validateScope(request?.scope);
-    const check = <T extends string>(
-      values: T[] | undefined,
-      allowed: readonly string[],
-      field: string,
-    ): T[] | undefined => {
-      if (values === undefined) return undefined;
-      if (!Array.isArray(values) || values.some((v) => !allowed.includes(v))) {
-        throw new EngramError('INVALID_INPUT', `${field} must be a list of: ${allowed.join(', ')}`, {
-          details: { field },
-        });
-      }
-      return values;
-    };
-    return {
-      scope,
-      types: check<MemoryType>(request.types, MEMORY_TYPES, 'types'),
-      statuses: check(request.statuses, MEMORY_STATUSES, 'statuses'),
-      tags: request.tags,
-      key: request.key,
-      ids: request.ids,
-    };
-  }
-
   /** A page of memories matching the filter. */
   async list(request: ListRequest): Promise<Page<Memory>> {
     this.ensureOpen();
-    const filter = this.filterOf(request);
+    const filter = scopeFilter(request);
     rejectUnknownFields(request, LIST_REQUEST_FIELD_NAMES, 'list');
     checkOneOf(request.order, LIST_ORDERS, 'order');
     checkOneOf(request.direction, LIST_DIRECTIONS, 'direction');
@@ -304,7 +253,7 @@ export class Engram implements MemoryApi {
   /** Counts by type, status and embedding model. */
   async stats(request: Scoped & Omit<MemoryFilter, 'scope'>): Promise<ScopeStats> {
     this.ensureOpen();
-    const filter = this.filterOf(request);
+    const filter = scopeFilter(request);
     rejectUnknownFields(request, FILTER_FIELD_NAMES, 'stats');
     return this.withRetry(() => this.store.stats(filter));
   }
@@ -320,69 +269,7 @@ export class Engram implements MemoryApi {
   /** Recall, recording the hits' use only when `track` (formation's neighbour lookups do not). */
   private async recallWith(query: string, options: LocalRecallOptions, track: boolean): Promise<RecallResult> {
     this.ensureOpen();
-    const filter = this.filterOf({ scope: options?.scope, types: options.types });
-    rejectUnknownFields(options, RECALL_OPTION_NAMES, 'recall');
-    checkFiniteNumber(options.lexicalWeight, 'lexicalWeight');
-    checkFiniteNumber(options.lexicalWeightShort, 'lexicalWeightShort');
-    const hasVector = options.vector !== undefined;
-    const asked = hasVector && query === '' ? '' : validateText(query, this.limits.maxQueryLength, 'query');
-    // A query holds what users paste too: masked like a memory before it is embedded.
-    const text = await this.guard.query(asked, filter.scope.tenant);
-    const limit = validateLimit(options.limit ?? this.recallDefaults.limit, this.limits.maxLimit);
-    const threshold = validateNumber(options.threshold ?? this.recallDefaults.threshold, -1, 1, 'threshold');
-    checkOneOf(options.profile, RECALL_PROFILE_NAMES, 'profile');
-    const profile = RECALL_PROFILES[options.profile ?? this.recallDefaults.profile];
-    if (!profile)
-      throw new EngramError('CONFIG_ERROR', `recall.profile must be one of: ${RECALL_PROFILE_NAMES.join(', ')}`);
-    const validity = resolveValidity(options, this.clock);
-    filter.validAt = validity.validAt;
-    const weights = profile.resolveWeights({
-      option: { base: options.lexicalWeight, short: options.lexicalWeightShort },
-      config: this.recallDefaults.lexicalWeights,
-      env: this.options.env ?? process.env,
-      calibrated: this.calibratedWeights(),
-    });
-    await this.embedding.checkModel(filter.scope);
-    const embedStart = performance.now();
-    let queryVector: Float32Array;
-    if (hasVector) {
-      queryVector = await this.embedding.givenVector(options.vector, filter.scope, 'vector', text);
-    } else {
-      [queryVector] = (await this.embedding.embed([text], 'query')) as [Float32Array];
-    }
-    const embedMs = performance.now() - embedStart;
-    const rank = (n: number) =>
-      this.withRetry(() =>
-        runRecall(
-          { store: this.store, tokenCache: this.tokenCache },
-          { query: text, queryVector, model: this.embedder.model, filter, limit: n, threshold, weights, profile },
-          embedMs,
-        ),
-      );
-    const include = options.includeFlagged === true;
-    // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
-    let result = await rankWithholding(rank, limit, this.limits.maxLimit, include);
-    // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
-    const repeated = result.hits.length - distinctHits(result.hits).length;
-    if (repeated > 0)
-      result = await rankWithholding(
-        rank,
-        Math.min(limit + repeated, this.limits.maxLimit),
-        this.limits.maxLimit,
-        include,
-      );
-    const hits = distinctHits(result.hits).slice(0, limit);
-    const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
-    const explained = validity.includeSuperseded
-      ? { hits: withValidity(hits, validity.at), cut: withValidity(cut, validity.at) }
-      : { hits, cut };
-    if (track && explained.hits.length > 0) {
-      this.recordUsage(
-        filter.scope.tenant,
-        explained.hits.map((h) => h.memory.id),
-      );
-    }
-    return { query: text, ...result, ...explained };
+    return recallInScope(this.context, query, options, track);
   }
 
   /**
@@ -397,36 +284,13 @@ export class Engram implements MemoryApi {
     return this.withRetry(() => calibrateFusion({ store: this.store, embedder: this.embedder }, { ...options, scope }));
   }
 
-  /** The configured calibration's weights, when it was measured with this instance's embedder. */
-  private calibratedWeights(): LexicalWeights | undefined {
-    const calibration = this.recallDefaults.calibration;
-    return calibration?.model === this.embedder.model ? (calibration.weights ?? undefined) : undefined;
-  }
-
-  private searcherInstance: Searcher | undefined;
-
   /** Names of the rerankers {@link Engram.search} accepts. */
   rerankerNames(): string[] {
     return this.searcher().rerankerNames();
   }
 
   private searcher(): Searcher {
-    this.searcherInstance ??= new Searcher({
-      store: this.store,
-      embedder: this.embedder,
-      llm: this.options.search?.llm,
-      web: this.options.search?.web,
-      canRead: this.options.search?.canRead,
-      rerankers: new RerankerRegistry(this.options.search?.rerankers ?? []),
-      weights: ENGRAM_PROFILE.resolveWeights({
-        config: this.recallDefaults.lexicalWeights,
-        env: this.options.env ?? process.env,
-        calibrated: this.calibratedWeights(),
-      }),
-      clock: this.clock,
-      tokenCache: this.tokenCache,
-      recordUsage: this.options.trackUsage === false ? undefined : (tenant, ids) => this.recordUsage(tenant, ids),
-    });
+    this.searcherInstance ??= openSearcher(this.context);
     return this.searcherInstance;
   }
 
@@ -439,7 +303,7 @@ export class Engram implements MemoryApi {
    */
   async search(query: string, options: SearchOptions): Promise<SearchResult> {
     this.ensureOpen();
-    const filter = this.filterOf({ scope: options?.scope, types: options.types });
+    const filter = scopeFilter({ scope: options?.scope, types: options.types });
     validateSearchOptions(options, filter.scope.tenant, this.limits);
     const text = await this.guard.query(validateText(query, this.limits.maxQueryLength, 'query'), filter.scope.tenant);
     const validity = resolveValidity(options, this.clock);
@@ -452,67 +316,13 @@ export class Engram implements MemoryApi {
     return validity.includeSuperseded ? { ...result, hits: withValidity(result.hits, validity.at) } : result;
   }
 
-  private recordUsage(tenant: string, ids: string[]): void {
-    const at = this.clock().toISOString();
-    const task = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.withRetry(() => this.store.recordUsage(tenant, ids, at)))
-      .catch((error: unknown) => this.options.onEvent?.({ type: 'usage-error', error }))
-      .finally(() => this.pending.delete(task));
-    this.pending.add(task);
-  }
-
   /**
    * Re-embeds every memory of the scope's (tenant, user) partition with `embedder` (default: this
    * instance's), batch by batch. Returns how many memories were re-embedded.
    */
-  async reembed(
-    options: WriteOptions & {
-      embedder?: Embedder;
-      batchSize?: number;
-      onProgress?: (done: number, total: number) => void;
-    },
-  ): Promise<number> {
+  async reembed(options: ReembedOptions): Promise<number> {
     this.ensureOpen();
-    const scope = validateScope(options?.scope);
-    const embedder = options.embedder ?? this.embedder;
-    const batchSize = options.batchSize ?? 64;
-    const filter: MemoryFilter = { scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES };
-    const total = await this.withRetry(() => this.store.count(filter));
-    let done = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await this.withRetry(() => this.store.list(filter, { limit: batchSize, cursor }));
-      if (page.items.length === 0) break;
-      const vectors = await embedder.embed(
-        page.items.map((m) => m.text),
-        { role: 'document' },
-      );
-      const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
-      const embedding = { model: embedder.model, dim };
-      // Check the whole page before writing any of it.
-      page.items.forEach((_, i) => validateVector(vectors[i] ?? new Float32Array(0), dim, `embedding[${i}]`));
-      for (const [i, memory] of page.items.entries()) {
-        const vector = vectors[i] as Float32Array;
-        await this.withRetry(() =>
-          this.store.update(
-            scope.tenant,
-            memory.id,
-            { updatedAt: memory.updatedAt },
-            { vector, embedding },
-            {
-              cause: { type: 're-embed', model: embedder.model },
-              caller: options.caller,
-              at: this.clock().toISOString(),
-            },
-          ),
-        );
-      }
-      done += page.items.length;
-      options.onProgress?.(done, total);
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
-    this.embedding.forget(scope);
-    return done;
+    return reembedPartition(this.context, options);
   }
 
   /**
@@ -525,21 +335,8 @@ export class Engram implements MemoryApi {
       store: this.store,
       embedder: this.embedder,
       checkModel: (scope) => this.embedding.checkModel(scope),
-      recall: (scope, vector) => this.warmRecall(scope, vector),
+      recall: (scope, vector) => warmRecall(this.context, scope, vector),
     });
-  }
-
-  /** One recall of the scope that records no usage: compiles the read path and reads its first rows. */
-  private async warmRecall(scope: Scope, queryVector: Float32Array): Promise<void> {
-    const profile = RECALL_PROFILES[this.recallDefaults.profile];
-    if (!profile) return;
-    const weights = profile.resolveWeights({
-      config: this.recallDefaults.lexicalWeights,
-      env: this.options.env ?? process.env,
-    });
-    const filter = this.filterOf({ scope });
-    const query = { query: 'warm up', queryVector, model: this.embedder.model, filter, limit: 10, threshold: 0 };
-    await runRecall({ store: this.store, tokenCache: this.tokenCache }, { ...query, weights, profile }, 0);
   }
 
   /**
@@ -589,7 +386,7 @@ export class Engram implements MemoryApi {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.formation?.close();
-    await Promise.allSettled([...this.pending]);
+    await this.usage.settled();
     this.closed = true;
     if (this.options.ownResources !== false) {
       await this.store.close();

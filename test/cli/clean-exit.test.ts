@@ -14,6 +14,8 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningUrl, watchOutput, type ChildEnd, type ChildOutput } from '../support/child-output.js';
+import { demoTopHit } from '../support/demo-recall.js';
 
 const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 const BIN = join(process.cwd(), 'src', 'cli', 'bin.ts');
@@ -29,44 +31,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Starts `engram …` on the default embedder (no ENGRAM_EMBEDDER from the environment). */
-function start(args: string[]): { child: ChildProcessWithoutNullStreams; ended: Promise<Ended>; out: () => string } {
+function start(args: string[]): { child: ChildProcessWithoutNullStreams; output: ChildOutput } {
   const env = { ...process.env };
   delete env['ENGRAM_EMBEDDER'];
   const child = spawn(TSX, [BIN, ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const ended = new Promise<Ended>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, ended, out: () => stdout };
+  return { child, output: watchOutput(child, `engram ${args.join(' ')}`) };
 }
 
-async function expectCleanExit(ended: Promise<Ended>): Promise<Ended> {
-  const result = await ended;
+async function expectCleanExit(run: ReturnType<typeof start>): Promise<ChildEnd> {
+  const result = await run.output.closed;
   expect(result.stderr).not.toMatch(HEAP_ERROR);
   expect({ code: result.code, signal: result.signal }).toEqual({ code: 0, signal: null });
   return result;
-}
-
-/** Resolves when the child has printed `pattern` (or rejects when it ends first). */
-async function printed(run: ReturnType<typeof start>, pattern: RegExp): Promise<string> {
-  let ended = false;
-  void run.ended.then(() => (ended = true));
-  while (!pattern.test(run.out())) {
-    if (ended) throw new Error(`the process ended before printing ${String(pattern)}:\n${run.out()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return run.out();
 }
 
 /** The official MCP client over the child's stdio; `close` ends its stdin and nothing else. */
@@ -94,19 +71,12 @@ describe('engram processes on the default embedder exit cleanly', { timeout: 600
   it(`serve --demo stops on SIGTERM with code 0 after answering a recall (${RUNS} runs)`, async () => {
     for (let run = 0; run < RUNS; run++) {
       const serve = start(['serve', '--data-dir', join(dir, `serve-${run}`), '--port', '0', '--demo']);
-      const stdout = await printed(serve, /ENGRAM_API_KEY=egk_\S+[\s\S]*SIGTERM stops/);
-      const url = /listening on (http:\/\/[\d.:]+)/.exec(stdout)?.[1];
-      const key = /ENGRAM_API_KEY=(egk_\S+)/.exec(stdout)?.[1];
+      const key = (await serve.output.printed(/ENGRAM_API_KEY=(egk_\S+)[\s\S]*SIGTERM stops/))[1];
+      const url = await listeningUrl(serve.output);
       // The server's own embedder loads on this first request (the demo's was closed before).
-      const response = await fetch(`${url}/v1/recall`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ scope: { user: 'demo-user' }, query: 'When is my car insurance due?', limit: 1 }),
-      });
-      const body = (await response.json()) as { hits: { memory: { text: string } }[] };
-      expect(body.hits[0]?.memory.text).toBe("User's car insurance renewal is due on 1 December");
+      expect(await demoTopHit(url, key)).toBe("User's car insurance renewal is due on 1 December");
       serve.child.kill('SIGTERM');
-      await expectCleanExit(serve.ended);
+      await expectCleanExit(serve);
     }
   });
 
@@ -121,15 +91,15 @@ describe('engram processes on the default embedder exit cleanly', { timeout: 600
       const found = await client.callTool({ name: 'search_memories', arguments: { query: 'beehives', user: 'dana' } });
       expect(JSON.stringify(found.content)).toContain(text);
       await client.close();
-      await expectCleanExit(mcp.ended);
+      await expectCleanExit(mcp);
     }
   });
 
   it(`one-shot add and recall end with code 0 (${RUNS} runs)`, async () => {
     const store = ['--store', join(dir, 'one-shot.db'), '--user', 'u1'];
     for (let run = 0; run < RUNS; run++) {
-      await expectCleanExit(start([...store, 'add', `The spare key ${run} is under the blue flowerpot`]).ended);
-      const recalled = await expectCleanExit(start([...store, 'recall', 'where is the spare key?']).ended);
+      await expectCleanExit(start([...store, 'add', `The spare key ${run} is under the blue flowerpot`]));
+      const recalled = await expectCleanExit(start([...store, 'recall', 'where is the spare key?']));
       expect(recalled.stdout).toContain(`The spare key ${run} is under the blue flowerpot`);
     }
   });

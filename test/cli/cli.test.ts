@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningUrl, watchOutput } from '../support/child-output.js';
+import { demoTopHit } from '../support/demo-recall.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { startLocalServer, type LocalHttpServer } from '../support/local-http-server.js';
 
@@ -209,24 +211,13 @@ describe('engram CLI: server, keys and moving data', { timeout: 180_000 }, () =>
     const child = spawn(TSX, [BIN, 'serve', '--data-dir', join(dir, 'serve'), '--port', '0', '--demo'], {
       env: { ...process.env },
     });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const deadline = Date.now() + 60_000;
-    while (!/ENGRAM_API_KEY=egk_/.test(stdout) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    const url = /listening on (http:\/\/[\d.:]+)/.exec(stdout)?.[1];
-    const key = /ENGRAM_API_KEY=(egk_\S+)/.exec(stdout)?.[1];
-    expect(url).toBeDefined();
-    expect(stdout).toContain('curl -s -X POST');
-    const response = await fetch(`${url}/v1/recall`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ scope: { user: 'demo-user' }, query: 'When is my car insurance due?', limit: 1 }),
-    });
-    const body = (await response.json()) as { hits: { memory: { text: string } }[] };
-    expect(body.hits[0]?.memory.text).toBe("User's car insurance renewal is due on 1 December");
+    const output = watchOutput(child, 'engram serve --demo');
+    const key = (await output.printed(/ENGRAM_API_KEY=(egk_\S+)/))[1];
+    const url = await listeningUrl(output);
+    expect(output.stdout()).toContain('curl -s -X POST');
+    expect(await demoTopHit(url, key)).toBe("User's car insurance renewal is due on 1 December");
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect((await output.closed).code).toBe(0);
   });
 });
 

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatContextBlock } from '../../src/inject/context-block.js';
 import type { Hit } from '../../src/model/hit.js';
+import { listeningUrl, watchOutput } from '../support/child-output.js';
 import type { LocalHttpServer } from '../support/local-http-server.js';
 import { memory } from '../support/memory-fixture.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
@@ -103,23 +104,12 @@ async function runServerLine(command: string, cwd: string): Promise<string> {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const output = watchOutput(child, command);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const match = /Engram listening on (http:\/\/\S+)/.exec(stdout);
-        if (match) resolve(match[1] as string);
-      });
-      void closed.then(() => reject(new Error(`${command} ended before listening:\n${stdout}\n${stderr}`)));
-    });
+    const url = await listeningUrl(output);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     process.kill(-(child.pid as number), 'SIGTERM');
-    await closed;
-    return stdout;
+    return (await output.closed).stdout;
   } finally {
     try {
       process.kill(-(child.pid as number), 'SIGKILL');

@@ -3,32 +3,16 @@
  * nothing, recall never shows a text twice, and without an LLM the pipeline still runs (episodes,
  * and the labelled rule-based extractor on request). On SQLite and PostgreSQL.
  */
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Engram } from '../../src/engram.js';
 import { isEngramError } from '../../src/model/errors.js';
-import {
-  describeEachBackend,
-  FormationBackends,
-  openFormed,
-  recalled,
-  type BackendName,
-} from './support/formation-fixture.js';
+import { describeEachBackend, formationSuite, recalled, type BackendName } from './support/formation-fixture.js';
 import type { FormationOptions } from '../../src/formation/formation-options.js';
 
-const backends = new FormationBackends();
-const open: Engram[] = [];
-afterEach(async () => {
-  for (const e of open.splice(0)) await e.close();
-});
-afterAll(() => backends.close());
+const suite = formationSuite();
+const engramOn = (backend: BackendName, extra?: FormationOptions): Promise<Engram> => suite.withoutLlm(backend, extra);
 
 const ANA = { tenant: 't', user: 'ana' };
-
-async function engramOn(backend: BackendName, extra: FormationOptions = {}): Promise<Engram> {
-  const engram = await openFormed(await backends.open(backend), null, extra);
-  open.push(engram);
-  return engram;
-}
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(

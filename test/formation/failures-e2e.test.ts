@@ -4,7 +4,7 @@
  * attempts end in the visible dead letter, re-queued by hand; a failed consolidation falls back to
  * the rules; invented turn ids, memory ids and dates are dropped. Nothing half-written.
  */
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Engram, EngramEvent } from '../../src/engram.js';
 import type { FormationEvent } from '../../src/formation/formation-event.js';
 import type { Memory } from '../../src/model/memory.js';
@@ -14,21 +14,13 @@ import {
   EXTRACT,
   extractionRule,
   describeEachBackend,
-  FormationBackends,
-  openFormed,
+  formationSuite,
+  formedFacts,
   type BackendName,
 } from './support/formation-fixture.js';
-import { startScriptedLlm, type ScriptedLlmServer, type ScriptRule } from './support/scripted-llm-server.js';
+import type { ScriptRule } from './support/scripted-llm-server.js';
 
-const backends = new FormationBackends();
-const open: Array<{ engram: Engram; server: ScriptedLlmServer }> = [];
-afterEach(async () => {
-  for (const { engram, server } of open.splice(0)) {
-    await engram.close();
-    await server.close();
-  }
-});
-afterAll(() => backends.close());
+const suite = formationSuite();
 
 const SCOPE = { tenant: 't', user: 'ana' };
 const turn = (session: string, text: string) => ({
@@ -40,18 +32,13 @@ const turn = (session: string, text: string) => ({
 });
 
 async function setUp(backend: BackendName, rules: ScriptRule[], hangMs?: number) {
-  const server = await startScriptedLlm({ rules, hangMs });
   const events: EngramEvent[] = [];
-  const engram = await openFormed(await backends.open(backend), { provider: 'openai', server }, {}, events);
-  open.push({ engram, server });
+  const { engram, server } = await suite.withScriptedLlm(backend, { rules, hangMs, events });
   const formation = (): FormationEvent[] => events.flatMap((e) => (e.formation ? [e.formation] : []));
   return { engram, server, formation };
 }
 
-async function facts(engram: Engram): Promise<Memory[]> {
-  return (await engram.list({ scope: SCOPE, types: ['UserMemory', 'PreferenceMemory', 'LongTermMemory'], limit: 50 }))
-    .items;
-}
+const facts = (engram: Engram): Promise<Memory[]> => formedFacts(engram, { limit: 50 });
 
 const fact = (text: string, turnText: string) => ({ text, turn: turnText, key: null });
 

@@ -4,7 +4,7 @@
  * Hand-written conversations: new facts (ADD), a repeated preference (NOOP), a refined fact
  * (UPDATE), a move, a job change and an allergy correction (SUPERSEDE), a relative date.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Engram } from '../../src/engram.js';
 import type { Memory } from '../../src/model/memory.js';
 import { PROVIDERS, type Provider } from './support/chat-for.js';
@@ -12,22 +12,13 @@ import {
   consolidationRule,
   describeEachBackend,
   extractionRule,
-  FormationBackends,
-  openFormed,
+  formationSuite,
+  formedFacts,
   recalled,
   type BackendName,
 } from './support/formation-fixture.js';
-import { startScriptedLlm, type ScriptedLlmServer } from './support/scripted-llm-server.js';
 
-const backends = new FormationBackends();
-const open: Array<{ engram: Engram; server: ScriptedLlmServer }> = [];
-afterEach(async () => {
-  for (const { engram, server } of open.splice(0)) {
-    await engram.close();
-    await server.close();
-  }
-});
-afterAll(() => backends.close());
+const suite = formationSuite();
 
 const ANA = { tenant: 't', user: 'ana' };
 
@@ -91,22 +82,9 @@ const rules = () => [
   ]),
 ];
 
-async function setUp(backend: BackendName, provider: Provider) {
-  const server = await startScriptedLlm({ rules: rules() });
-  const engram = await openFormed(await backends.open(backend), { provider, server });
-  open.push({ engram, server });
-  return { engram, server };
-}
-
-async function facts(engram: Engram): Promise<Memory[]> {
-  const page = await engram.list({
-    scope: ANA,
-    types: ['UserMemory', 'PreferenceMemory', 'LongTermMemory'],
-    statuses: ['activated'],
-    limit: 100,
-  });
-  return page.items;
-}
+const setUp = (backend: BackendName, provider: Provider) =>
+  suite.withScriptedLlm(backend, { rules: rules(), provider });
+const facts = (engram: Engram): Promise<Memory[]> => formedFacts(engram, { statuses: ['activated'], limit: 100 });
 
 const byText = (memories: Memory[], text: string): Memory | undefined => memories.find((m) => m.text === text);
 

@@ -9,22 +9,21 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { normalizeTurnText } from '../../src/formation/normalize-turn-text.js';
 import { handleOf } from './support/chat-for.js';
 import {
   CONSOLIDATE,
   EXTRACT,
   describeEachBackend,
-  FormationBackends,
+  formationSuite,
   openFormed,
   openStoreAt,
 } from './support/formation-fixture.js';
 import { startScriptedLlm, type ScriptedRequest } from './support/scripted-llm-server.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/formation-child.ts', import.meta.url));
-const backends = new FormationBackends();
-afterAll(() => backends.close());
+const { backends } = formationSuite();
 
 const SCOPE = { tenant: 't', user: 'kill' };
 const WINDOWS = 6;

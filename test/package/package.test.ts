@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from '../docs/code-blocks.js';
+import { listeningUrl, watchOutput } from '../support/child-output.js';
 import { startPgCluster, type PgCluster } from '../support/pg-cluster.js';
 import { checkDistImports, type AllowedReference } from './dist-imports.js';
 import {
@@ -320,20 +321,10 @@ describe('the packed package, installed into a fresh project as a new user would
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const group = child.pid as number;
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    // 'close' comes once every process holding the output pipes (npx and the server) is gone.
-    const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    // Its `closed` comes once every process holding the output pipes (npx and the server) is gone.
+    const output = watchOutput(child, 'engram serve');
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-          const match = /Engram listening on (http:\/\/\S+)/.exec(stdout);
-          if (match) resolve(match[1] as string);
-        });
-        void closed.then(() => reject(new Error(`engram serve ended before listening:\n${stdout}\n${stderr}`)));
-      });
+      const url = await listeningUrl(output);
       const page = await fetch(`${url}/inspector/`);
       const html = await page.text();
       expect(page.status).toBe(200);
@@ -341,9 +332,9 @@ describe('the packed package, installed into a fresh project as a new user would
       const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
       expect(script).toMatch(/^\/inspector\/assets\/.+\.js$/);
       expect((await fetch(`${url}${script as string}`)).status).toBe(200);
-      expect(stdout).toContain(`Memory inspector: ${url}/inspector/\n`); // no "not built yet" hint
+      expect(output.stdout()).toContain(`Memory inspector: ${url}/inspector/\n`); // no "not built yet" hint
       process.kill(-group, 'SIGTERM');
-      await closed;
+      await output.closed;
       await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     } finally {
       try {

@@ -3,16 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engram, type EngramEvent } from '../../../src/engram.js';
 import type { FormationOptions } from '../../../src/formation/formation-options.js';
+import type { Memory } from '../../../src/model/memory.js';
+import type { MemoryStatus, MemoryType } from '../../../src/model/memory-type.js';
 import type { MemoryStore } from '../../../src/store/memory-store.js';
 import { createPostgresStore } from '../../../src/store/postgres/index.js';
 import { createSqliteStore } from '../../../src/store/sqlite/index.js';
-import { describe } from 'vitest';
+import { afterAll, afterEach, describe } from 'vitest';
 import { startCitusCluster, type CitusCluster } from '../../support/citus-cluster.js';
 import { HashedEmbedder } from '../../support/hashed-embedder.js';
 import { startPgCluster, type PgCluster } from '../../support/pg-cluster.js';
 import { describeWithPgExtensions, type PgExtensionName } from '../../support/pg-extensions.js';
 import { chatFor, handleOf, type Provider } from './chat-for.js';
-import type { ScriptedLlmServer, ScriptedReply, ScriptedRequest, ScriptRule } from './scripted-llm-server.js';
+import {
+  startScriptedLlm,
+  type ScriptedLlmServer,
+  type ScriptedReply,
+  type ScriptedRequest,
+  type ScriptRule,
+} from './scripted-llm-server.js';
 
 export const BACKEND_NAMES = ['sqlite', 'postgres', 'citus'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -106,6 +114,58 @@ export async function openFormed(
     formation: testFormation(model, extra),
     onEvent: (event) => events.push(event),
   });
+}
+
+/** A formation end-to-end suite's per-file fixture (see {@link formationSuite}). */
+export interface FormationSuite {
+  backends: FormationBackends;
+  /** Engram on a new store of `backend` with formation and no LLM (episodes, or the rule-based extractor on request). */
+  withoutLlm(backend: BackendName, extra?: FormationOptions): Promise<Engram>;
+  /** Engram on a new store of `backend`, formation through a new scripted server answering `rules`. */
+  withScriptedLlm(
+    backend: BackendName,
+    llm: { rules: ScriptRule[]; provider?: Provider; hangMs?: number | undefined; events?: EngramEvent[] },
+  ): Promise<{ engram: Engram; server: ScriptedLlmServer }>;
+}
+
+/**
+ * The preamble of a formation end-to-end file: real backends (stopped after the file), and every
+ * Engram and scripted LLM server a test opens through it closed after that test.
+ */
+export function formationSuite(): FormationSuite {
+  const backends = new FormationBackends();
+  const open: Array<{ engram: Engram; server: ScriptedLlmServer | null }> = [];
+  afterEach(async () => {
+    for (const { engram, server } of open.splice(0)) {
+      await engram.close();
+      await server?.close();
+    }
+  });
+  afterAll(() => backends.close());
+  return {
+    backends,
+    async withoutLlm(backend, extra = {}) {
+      const engram = await openFormed(await backends.open(backend), null, extra);
+      open.push({ engram, server: null });
+      return engram;
+    },
+    async withScriptedLlm(backend, { rules, provider = 'openai', hangMs, events = [] }) {
+      const server = await startScriptedLlm({ rules, hangMs });
+      const engram = await openFormed(await backends.open(backend), { provider, server }, {}, events);
+      open.push({ engram, server });
+      return { engram, server };
+    },
+  };
+}
+
+/** The scope's formed facts (user, preference and long-term memories), of `statuses` (default: activated). */
+export async function formedFacts(
+  engram: Engram,
+  options: { limit: number; statuses?: MemoryStatus[] | undefined },
+): Promise<Memory[]> {
+  const types: MemoryType[] = ['UserMemory', 'PreferenceMemory', 'LongTermMemory'];
+  const statuses = options.statuses === undefined ? {} : { statuses: options.statuses };
+  return (await engram.list({ scope: { tenant: 't', user: 'ana' }, types, ...statuses, limit: options.limit })).items;
 }
 
 export const EXTRACT = 'durable memories';
