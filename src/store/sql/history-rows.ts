@@ -227,6 +227,29 @@ export interface HistoryPageOptions {
 /** Largest page of history events. */
 export const MAX_HISTORY_PAGE = 1000;
 
+/**
+ * A page of events from rows read with `LIMIT limit + 1`: the extra row only says there is a next
+ * page, whose cursor `cursorOf` makes of this page's last row.
+ */
+function historyRowsPage(
+  rows: Maybe<HistoryRow[]>,
+  dialect: SqlDialect,
+  limit: number,
+  cursorOf: (last: HistoryRow) => string,
+): Maybe<FormationPage<HistoryEvent>> {
+  return steps(
+    (function* () {
+      const found = yield* wait(rows);
+      const page = found.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => historyFromRow(row, dialect)),
+        nextCursor: found.length > limit && last !== undefined ? cursorOf(last) : null,
+      };
+    })(),
+  );
+}
+
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const n = typeof cursor === 'string' && /^h[0-9]+$/.test(cursor) ? Number(cursor.slice(1)) : Number.NaN;
@@ -252,17 +275,7 @@ export function historyPage(
      ORDER BY h.n LIMIT ${params.add(limit + 1)}`,
     params.values,
   );
-  return steps(
-    (function* () {
-      const found = yield* wait(rows);
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((row) => historyFromRow(row, dialect)),
-        nextCursor: found.length > limit && last !== undefined ? `h${Number(last.n)}` : null,
-      };
-    })(),
-  );
+  return historyRowsPage(rows, dialect, limit, (last) => `h${Number(last.n)}`);
 }
 
 /** Every event of these memories, each memory's oldest first. */
@@ -327,16 +340,10 @@ export function orphanHistoryPage(
      ORDER BY ${dialect.sortKey('h.memory_id')}, h.n LIMIT ${params.add(limit + 1)}`,
     params.values,
   );
-  return steps(
-    (function* () {
-      const found = yield* wait(rows);
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1];
-      const nextCursor =
-        found.length > limit && last !== undefined
-          ? `o${Buffer.from(JSON.stringify([last.memory_id, Number(last.n)])).toString('base64url')}`
-          : null;
-      return { items: page.map((row) => historyFromRow(row, dialect)), nextCursor };
-    })(),
+  return historyRowsPage(
+    rows,
+    dialect,
+    limit,
+    (last) => `o${Buffer.from(JSON.stringify([last.memory_id, Number(last.n)])).toString('base64url')}`,
   );
 }
