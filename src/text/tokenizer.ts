@@ -93,7 +93,38 @@ const ENGLISH_WORD = /^[a-z]+$/;
  * candidates; retrieval from a full-text index keeps the unstemmed words.
  */
 export const stemmedTokenize: Tokenizer = (text) =>
-  ASCII_ONLY.test(text) ? asciiWords(text, stem) : unicodeTokenize(text).map(stem);
+  ASCII_ONLY.test(text) ? stemmedAsciiWords(text) : unicodeTokenize(text).map(stem);
+
+/**
+ * Each ASCII word's token: its stem, or '' for a stopword (one lookup per word where
+ * {@link asciiWords} with {@link stem} makes two; same tokens).
+ */
+const ASCII_TOKENS = new Map<string, string>();
+
+/** `asciiWords(text, stem)`, looking each word up once in {@link ASCII_TOKENS}. */
+function stemmedAsciiWords(text: string): string[] {
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 0;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start < 0) continue;
+    const word = lower.slice(start, i);
+    start = -1;
+    let token = ASCII_TOKENS.get(word);
+    if (token === undefined) {
+      token = REFERENCE_STOPWORDS.has(word) ? '' : stem(word);
+      if (ASCII_TOKENS.size >= 100_000) ASCII_TOKENS.clear();
+      ASCII_TOKENS.set(word, token);
+    }
+    if (token !== '') out.push(token);
+  }
+  return out;
+}
 
 /** Stems already computed: a vocabulary is small next to the number of tokens stemmed. */
 const STEMS = new Map<string, string>();

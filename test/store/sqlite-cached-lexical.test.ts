@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/model/json.js';
 import { speakerNames } from '../../src/model/speaker-names.js';
 import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
@@ -214,7 +215,7 @@ describe('SQLite lexical channel from the vector cache', () => {
       background: i % 2 === 0 ? `answering ${WORDS[i % WORDS.length]}` : null,
       statedAt: i % 3 === 0 ? `2023-0${1 + (i % 9)}-1${i % 10}T08:00:00.000Z` : null,
       sources: i % 4 === 0 ? [{ type: 'chat' as const, role: `Speaker${i}` }, { type: 'web' as const, role: 'x' }] : [],
-      metadata: i % 5 === 0 ? { speaker: `Name ${i}` } : { speakers: 'not this key' },
+      metadata: i % 5 === 0 ? ({ speaker: `Name ${i}` } as JsonObject) : ({ speakers: 'not this key' } as JsonObject),
     }));
     await store.insert(rows);
     const ids = rows.map((r) => r.id);
