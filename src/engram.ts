@@ -53,7 +53,7 @@ import type {
 } from './model/formation/formation-api.js';
 import type { HistoryEvent } from './model/formation/history.js';
 import type { FormationJob } from './model/formation/work-queue.js';
-import { distinctHits, withValidity } from './model/distinct-hits.js';
+import { distinctHits, rememberingTextKeys, withValidity } from './model/distinct-hits.js';
 import type { FormationService } from './formation/formation-service.js';
 import type { ApplyContext } from './model/formation/formation-store.js';
 import { openFormationService } from './formation/open-formation-service.js';
@@ -363,7 +363,8 @@ export class Engram implements MemoryApi {
     // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
     let result = await rankWithholding(rank, limit, this.limits.maxLimit, include);
     // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
-    const repeated = result.hits.length - distinctHits(result.hits).length;
+    const keyOf = rememberingTextKeys();
+    const repeated = result.hits.length - distinctHits(result.hits, keyOf).length;
     if (repeated > 0)
       result = await rankWithholding(
         rank,
@@ -371,8 +372,8 @@ export class Engram implements MemoryApi {
         this.limits.maxLimit,
         include,
       );
-    const hits = distinctHits(result.hits).slice(0, limit);
-    const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
+    const hits = distinctHits(result.hits, keyOf).slice(0, limit);
+    const cut = distinctHits([...hits, ...result.cut], keyOf).slice(hits.length);
     const explained = validity.includeSuperseded
       ? { hits: withValidity(hits, validity.at), cut: withValidity(cut, validity.at) }
       : { hits, cut };
