@@ -1,4 +1,6 @@
 import type { Memory } from '../model/memory.js';
+import { speakerNames } from '../model/speaker-names.js';
+import type { MemoryContext } from '../store/memory-store.js';
 import { dateWords } from '../text/date-words.js';
 import type { Tokenizer } from '../text/tokenizer.js';
 
@@ -15,6 +17,8 @@ export interface PoolDocument {
   speakers: readonly string[];
 }
 
+export { speakerNames } from '../model/speaker-names.js';
+
 const NONE: readonly string[] = [];
 
 /** A document with text only (the reference recall reads nothing else). */
@@ -22,12 +26,14 @@ export function textDocument(tokens: readonly string[]): PoolDocument {
   return { tokens, context: NONE, speakers: NONE };
 }
 
-/** The names of who said a memory: roles of its chat sources and a string `metadata.speaker`. */
-export function speakerNames(memory: Pick<Memory, 'sources' | 'metadata'>): string[] {
-  const names = memory.sources.flatMap((s) => (s.type === 'chat' && s.role ? [s.role] : []));
-  const speaker = memory.metadata['speaker'];
-  if (typeof speaker === 'string' && speaker.trim() !== '') names.push(speaker);
-  return [...new Set(names)];
+/**
+ * The full document of a memory's text and context (background, the day stated, speakers' names),
+ * as {@link memoryDocument} makes it from the whole memory.
+ */
+export function contextDocument(text: string, context: MemoryContext, tokenize: Tokenizer): PoolDocument {
+  const tokens = [...tokenize(context.background ?? ''), ...tokenize(dateWords(context.statedAt))];
+  const speakers = [...new Set(context.speakers.flatMap((name) => tokenize(name)))];
+  return { tokens: tokenize(text), context: tokens, speakers };
 }
 
 /** The full document of a memory: text, context (background and the day stated) and speakers. */
@@ -35,9 +41,8 @@ export function memoryDocument(
   memory: Pick<Memory, 'text' | 'background' | 'statedAt' | 'sources' | 'metadata'>,
   tokenize: Tokenizer,
 ): PoolDocument {
-  const context = [...tokenize(memory.background ?? ''), ...tokenize(dateWords(memory.statedAt))];
-  const speakers = [...new Set(speakerNames(memory).flatMap((name) => tokenize(name)))];
-  return { tokens: tokenize(memory.text), context, speakers };
+  const context = { background: memory.background, statedAt: memory.statedAt, speakers: speakerNames(memory) };
+  return contextDocument(memory.text, context, tokenize);
 }
 
 /** The pool document a profile ranks a memory by: the full document for the spread fusion, text only otherwise. */

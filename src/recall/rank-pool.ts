@@ -60,7 +60,10 @@ export function rankPool(
 ): PoolRanking {
   const scores = scorePool(
     queryTokens,
-    pool.map((c, i) => ({ ...(documents[i] as PoolDocument), cosine: c.cosine })),
+    pool.map((c, i) => {
+      const d = documents[i] as PoolDocument;
+      return { tokens: d.tokens, context: d.context, speakers: d.speakers, cosine: c.cosine };
+    }),
     options,
   );
   pool.forEach((c, i) => {

@@ -3,7 +3,7 @@ import type { MemoryStore } from '../store/memory-store.js';
 import type { ChannelRows } from './recall-channels.js';
 import { newCandidate, type RecallCandidate } from './recall-candidate.js';
 import type { Memory } from '../model/memory.js';
-import { poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import { contextDocument, poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
 
@@ -57,8 +57,9 @@ export async function scoreLexicalOnly(
 /**
  * The pool document of every candidate (its tokens, and for a profile that reads context its
  * context and speakers). Documents the cache knows (by id and last update, when the store reports
- * it) are reused; the rest are read — texts only when the profile needs nothing else, whole rows
- * otherwise — and remembered. A candidate that could not be read (deleted meanwhile) has no entry.
+ * it) are reused; the rest are read — texts (with their contexts for the spread fusion) when the
+ * store offers them, whole rows otherwise or where the store gave no context — and remembered. A
+ * candidate that could not be read (deleted meanwhile) has no entry.
  */
 export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
@@ -71,7 +72,7 @@ export async function candidateDocuments(
   const { store } = deps;
   const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
   const documents = new Map<string, PoolDocument>();
-  const unknown: string[] = [];
+  let unknown: string[] = [];
   for (const c of byId.values()) {
     const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
     if (cached) documents.set(c.id, cached);
@@ -84,16 +85,21 @@ export async function candidateDocuments(
     entry.updatedAt = updatedAt;
     documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
   };
-  if (profile.fusion === 'spread' || !store.getTexts) {
-    const rows = await store.get(tenant, unknown);
-    for (const m of rows) {
-      rowsRead?.set(m.id, m);
-      remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
+  const spread = profile.fusion === 'spread';
+  if (store.getTexts) {
+    const withoutContext = new Set<string>();
+    for (const t of await store.getTexts(tenant, unknown, spread ? { context: true } : undefined)) {
+      const { context } = t;
+      if (!spread) remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
+      else if (context) remember(t.id, t.updatedAt, () => contextDocument(t.text, context, profile.tokenize));
+      else withoutContext.add(t.id);
     }
-  } else {
-    for (const t of await store.getTexts(tenant, unknown)) {
-      remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
-    }
+    unknown = unknown.filter((id) => withoutContext.has(id));
+  }
+  if (unknown.length === 0) return documents;
+  for (const m of await store.get(tenant, unknown)) {
+    rowsRead?.set(m.id, m);
+    remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
   }
   return documents;
 }

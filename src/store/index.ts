@@ -1,4 +1,14 @@
-export type { DenseCandidate, DenseQuery, LexicalCandidate, LexicalQuery, MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
+export type {
+  DenseCandidate,
+  DenseQuery,
+  LexicalCandidate,
+  LexicalQuery,
+  MemoryContext,
+  MemoryRecord,
+  MemoryStore,
+  MemoryText,
+  UsageEntry,
+} from './memory-store.js';
 export type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 export {
   createSqliteStore,

@@ -44,11 +44,21 @@ export interface WriteContext {
   history?: HistoryEvent[] | undefined;
 }
 
+/** What the spread fusion reads of a memory besides its text: its context and who said it. */
+export interface MemoryContext {
+  background: string | null;
+  statedAt: string | null;
+  /** Who said it (`speakerNames` of the memory: roles of its chat sources, `metadata.speaker`). */
+  speakers: readonly string[];
+}
+
 /** The part of a memory that lexical ranking reads. */
 export interface MemoryText {
   id: string;
   text: string;
   updatedAt: string;
+  /** Present when asked for (`getTexts(…, { context: true })`) and the store can answer it. */
+  context?: MemoryContext | undefined;
 }
 
 /** A dense candidate: the memory id and its cosine with the query vector. */
@@ -134,9 +144,11 @@ export interface MemoryStore {
   get(tenant: string, ids: string[]): Promise<Memory[]>;
   /**
    * Text and last update of the given ids (missing ids absent, order free) — what ranking needs
-   * from a candidate, without the rest of the row. Optional: callers fall back to {@link get}.
+   * from a candidate, without the rest of the row; with `context`, each text's
+   * {@link MemoryContext} too (a store that cannot answer it leaves `context` out). Optional:
+   * callers fall back to {@link get}.
    */
-  getTexts?(tenant: string, ids: string[]): Promise<MemoryText[]>;
+  getTexts?(tenant: string, ids: string[], options?: { context?: boolean | undefined }): Promise<MemoryText[]>;
   /** Vectors for the given ids (only rows that have one). */
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**

@@ -18,14 +18,17 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
  * The reference tokenizer, reproduced exactly: lowercase, ASCII `[a-z0-9]+` runs, the 41 stopwords
  * removed. Accented, Cyrillic and CJK text yields no tokens — that is the reference's behaviour.
  */
-export const referenceTokenize: Tokenizer = (text) => asciiWords(text);
+export const referenceTokenize: Tokenizer = (text) => asciiWords(text, referenceToken);
+
+/** A reference token: the word, or '' for a stopword. */
+const referenceToken = (word: string): string => (REFERENCE_STOPWORDS.has(word) ? '' : word);
 
 /**
- * The `[a-z0-9]+` runs of the lowercased text minus the reference stopwords, each passed through
- * `map` — one scan of character codes (the same tokens as the regular expression, without its
- * match arrays: this runs for every candidate of every recall).
+ * The `[a-z0-9]+` runs of the lowercased text, each as `tokenOf` makes it ('' drops the word) —
+ * one scan of character codes (the same runs as the regular expression, without its match
+ * arrays: this runs for every candidate of every recall).
  */
-function asciiWords(text: string, map?: (word: string) => string): string[] {
+function asciiWords(text: string, tokenOf: (word: string) => string): string[] {
   const lower = text.toLowerCase();
   const out: string[] = [];
   let start = -1;
@@ -36,9 +39,9 @@ function asciiWords(text: string, map?: (word: string) => string): string[] {
       continue;
     }
     if (start < 0) continue;
-    const word = lower.slice(start, i);
+    const token = tokenOf(lower.slice(start, i));
     start = -1;
-    if (!REFERENCE_STOPWORDS.has(word)) out.push(map === undefined ? word : map(word));
+    if (token !== '') out.push(token);
   }
   return out;
 }
@@ -93,7 +96,20 @@ const ENGLISH_WORD = /^[a-z]+$/;
  * candidates; retrieval from a full-text index keeps the unstemmed words.
  */
 export const stemmedTokenize: Tokenizer = (text) =>
-  ASCII_ONLY.test(text) ? asciiWords(text, stem) : unicodeTokenize(text).map(stem);
+  ASCII_ONLY.test(text) ? asciiWords(text, stemmedAsciiToken) : unicodeTokenize(text).map(stem);
+
+/** Each ASCII word's stemmed token ('' for a stopword): one lookup per word instead of two. */
+const ASCII_TOKENS = new Map<string, string>();
+
+function stemmedAsciiToken(word: string): string {
+  let token = ASCII_TOKENS.get(word);
+  if (token === undefined) {
+    token = referenceToken(word) === '' ? '' : stem(word);
+    if (ASCII_TOKENS.size >= 100_000) ASCII_TOKENS.clear();
+    ASCII_TOKENS.set(word, token);
+  }
+  return token;
+}
 
 /** Stems already computed: a vocabulary is small next to the number of tokens stemmed. */
 const STEMS = new Map<string, string>();

@@ -12,10 +12,13 @@ const WORDS = ['walrus', 'otter', 'heron', 'badger', 'lynx', 'marten', 'stoat', 
 
 /**
  * A real SQLite store whose reads are recorded (what the pipeline asked for): ids read through
- * getTexts (what the reference profile ranks by) and through get (whole rows: what a profile that
- * reads context ranks by, and the hits returned).
+ * getTexts (what both profiles rank by: texts, with their contexts for the spread fusion) and
+ * through get (whole rows: the hits returned, and what ranks a candidate whose context the store
+ * did not give). With `contextless`, getTexts answers as a store that knows no contexts.
  */
-async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][]; rows: string[][] }> {
+async function storeWithTexts(
+  contextless = false,
+): Promise<{ store: MemoryStore; asked: string[][]; rows: string[][] }> {
   const sqlite = createSqliteStore({ path: ':memory:' });
   const random = seededRandom(11);
   await sqlite.insert(
@@ -24,15 +27,20 @@ async function storeWithTexts(): Promise<{ store: MemoryStore; asked: string[][]
         id: `m${i}`,
         scope: { tenant: 't' },
         text: `${WORDS[i % WORDS.length]} and ${WORDS[(i * 3) % WORDS.length]} seen on day ${i}`,
+        // Context on some rows: what it answers, the day it was said and who said it.
+        ...(i % 3 === 0 ? { background: `asked about the ${WORDS[(i + 1) % WORDS.length]}` } : {}),
+        ...(i % 4 === 0 ? { statedAt: `2023-05-0${1 + (i % 9)}T10:00:00.000Z` } : {}),
+        ...(i % 5 === 0 ? { sources: [{ type: 'chat' as const, role: i % 2 === 0 ? 'Walrus' : 'Ana' }] } : {}),
       }),
     ),
   );
   const asked: string[][] = [];
   const rows: string[][] = [];
   const store: MemoryStore = Object.create(sqlite) as MemoryStore;
-  store.getTexts = (tenant: string, ids: string[]): Promise<MemoryText[]> => {
+  store.getTexts = async (tenant: string, ids: string[], options?: { context?: boolean }): Promise<MemoryText[]> => {
     asked.push([...ids]);
-    return sqlite.getTexts(tenant, ids);
+    if (!contextless) return sqlite.getTexts(tenant, ids, options);
+    return (await sqlite.getTexts(tenant, ids, options)).map(({ id, text, updatedAt }) => ({ id, text, updatedAt }));
   };
   store.get = (tenant: string, ids: string[]): Promise<Memory[]> => {
     rows.push([...ids]);
@@ -69,11 +77,12 @@ describe('runRecall with a token cache', () => {
     rows.length = 0;
     const first = await runRecall({ store, tokenCache }, request(profile));
     const hitIds = first.hits.map((h) => h.memory.id).sort();
-    // Each candidate is read once: its text (reference), or its whole row (context), hits included.
-    const readForRanking = name === 'seed' ? asked.flat() : rows.flat();
-    expect(readForRanking.length).toBe(first.poolSize);
-    expect(new Set(readForRanking).size).toBe(first.poolSize);
-    expect(name === 'seed' ? rows.flat().sort() : asked.flat()).toEqual(name === 'seed' ? hitIds : []);
+    // Each candidate is read once, as its text (with its context for the spread fusion); whole
+    // rows only for the hits.
+    expect(asked.flat().length).toBe(first.poolSize);
+    expect(new Set(asked.flat()).size).toBe(first.poolSize);
+    expect(rows.flat().sort()).toEqual(hitIds);
+    expect(name).toBe(profile.name);
     asked.length = 0;
     rows.length = 0;
     const second = await runRecall({ store, tokenCache }, request(profile));
@@ -85,18 +94,28 @@ describe('runRecall with a token cache', () => {
     expect(first.hits.length).toBe(5);
   });
 
+  it('ranks by whole rows where the store gives no context, with the same result', async () => {
+    const { store, asked, rows } = await storeWithTexts(true);
+    const first = await runRecall({ store }, request());
+    // Texts came without contexts: every candidate is then read whole, once.
+    expect(new Set(asked.flat()).size).toBe(first.poolSize);
+    expect(new Set(rows.flat()).size).toBe(first.poolSize);
+    const plain = await storeWithTexts();
+    const withContext = await runRecall({ store: plain.store }, request());
+    expect(summary(first)).toEqual(summary(withContext));
+    expect(first.hits.some((h) => h.explanation.extra !== undefined)).toBe(true);
+  });
+
   it('re-reads a candidate whose text changed, and ranks by the new text', async () => {
-    const { store, rows } = await storeWithTexts();
+    const { store, asked } = await storeWithTexts();
     const tokenCache = new TokenCache();
     const before = await runRecall({ store, tokenCache }, request());
     const target = before.hits[before.hits.length - 1]!.memory.id;
     await store.update('t', target, { text: 'walrus otter walrus otter', updatedAt: '2027-01-01T00:00:00.000Z' });
-    rows.length = 0;
+    asked.length = 0;
     const after = await runRecall({ store, tokenCache }, request());
-    // The changed row is read (once) to rank; the other hits are only fetched to be returned.
-    const [ranking, ...rest] = rows;
-    expect(ranking).toEqual([target]);
-    expect(rest.flat().every((id) => after.hits.some((h) => h.memory.id === id) && id !== target)).toBe(true);
+    // Only the changed row is read (once) to rank.
+    expect(asked).toEqual([[target]]);
     const bm25Of = (r: typeof before): number | undefined =>
       r.hits.find((h) => h.memory.id === target)?.explanation.bm25Raw;
     expect(bm25Of(after)).toBeGreaterThan(bm25Of(before) as number);

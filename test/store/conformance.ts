@@ -258,6 +258,34 @@ export function runStoreConformance(
       expect(await store.getTexts(T, [])).toEqual([]);
     });
 
+    test('getTexts with context (when given) returns background, statedAt and speaker names', async () => {
+      if (!store.getTexts) return;
+      const T = tenant();
+      const a = makeRecord({
+        scope: { tenant: T },
+        background: 'what did you paint?',
+        statedAt: '2023-05-08T13:56:00.000Z',
+        sources: [
+          { type: 'chat', role: 'Caroline' },
+          { type: 'doc', role: 'author' },
+          { type: 'chat', role: 'Caroline' },
+        ],
+        metadata: { speaker: 'Caroline Smith', speakerNote: 1 },
+      });
+      const b = makeRecord({ scope: { tenant: T }, metadata: { speaker: '  ' } });
+      await store.insert([a, b]);
+      const got = new Map((await store.getTexts(T, [a.id, b.id, 'missing'], { context: true })).map((t) => [t.id, t]));
+      expect([...got.keys()].sort()).toEqual([a.id, b.id].sort());
+      expect(got.get(a.id)).toEqual({
+        id: a.id,
+        text: a.text,
+        updatedAt: a.updatedAt,
+        context: { background: a.background, statedAt: a.statedAt, speakers: ['Caroline', 'Caroline Smith'] },
+      });
+      expect(got.get(b.id)?.context).toEqual({ background: null, statedAt: null, speakers: [] });
+      expect((await store.getTexts(T, [a.id]))[0]?.context).toBeUndefined();
+    });
+
     test('insert of an empty batch is a no-op', async () => {
       const T = tenant();
       await store.insert([]);

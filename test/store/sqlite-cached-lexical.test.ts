@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/model/json.js';
+import { speakerNames } from '../../src/model/speaker-names.js';
 import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
 import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
@@ -195,10 +197,51 @@ describe('SQLite lexical channel from the vector cache', () => {
       new Map(rows.map((m) => [m.id, { id: m.id, text: m.text, updatedAt: m.updatedAt }])),
     );
     expect(texts.find((t) => t.id === 'm1')?.text).toBe('zebra zebra stripes');
+    // So do their contexts (answered from the index, as a read of the rows makes them).
+    const contexts = await store.getTexts('t', ['m1', 'new', 'm4'], { context: true });
+    expect(new Map(contexts.map((t) => [t.id, t.context]))).toEqual(
+      new Map(rows.map((m) => [m.id, { background: m.background, statedAt: m.statedAt, speakers: speakerNames(m) }])),
+    );
     const apples = await store.lexicalSearch({ ...query, terms: [...WORDS], limit: 1000 });
     expect(apples.map((h) => h.id)).not.toContain('m1'); // its old words are gone
     expect(apples.map((h) => h.id)).not.toContain('m2');
     expect(apples.map((h) => h.id)).not.toContain('m3');
+  });
+
+  it('answers contexts from the index as a read of the rows makes them, through writes and a reload', async () => {
+    const store = open();
+    const rows = corpus(6, 12, 'm', 't').map((r, i) => ({
+      ...r,
+      background: i % 2 === 0 ? `answering ${WORDS[i % WORDS.length]}` : null,
+      statedAt: i % 3 === 0 ? `2023-0${1 + (i % 9)}-1${i % 10}T08:00:00.000Z` : null,
+      sources: i % 4 === 0 ? [{ type: 'chat' as const, role: `Speaker${i}` }, { type: 'web' as const, role: 'x' }] : [],
+      metadata: i % 5 === 0 ? ({ speaker: `Name ${i}` } as JsonObject) : ({ speakers: 'not this key' } as JsonObject),
+    }));
+    await store.insert(rows);
+    const ids = rows.map((r) => r.id);
+    const fromRows = async (s: SqliteStore) =>
+      new Map(
+        (await s.get('t', ids)).map((m) => [
+          m.id,
+          { background: m.background, statedAt: m.statedAt, speakers: speakerNames(m) },
+        ]),
+      );
+    const contexts = async (s: SqliteStore) =>
+      new Map((await s.getTexts('t', ids, { context: true })).map((t) => [t.id, t.context]));
+    const query: LexicalQuery = { filter: { scope: { tenant: 't' } }, terms: ['apple'], limit: 10, space: SPACE };
+    await store.lexicalSearch(query); // builds the index: the texts below come from it
+    expect(store.vectorCacheStats().lexicalIndexes).toBe(1);
+    expect(await contexts(store)).toEqual(await fromRows(store));
+    await store.update('t', 'm1', { background: 'a new question', updatedAt: new Date().toISOString() });
+    await store.update('t', 'm0', { sources: [], metadata: {}, updatedAt: new Date().toISOString() });
+    expect((await contexts(store)).get('m1')?.background).toBe('a new question');
+    expect(await contexts(store)).toEqual(await fromRows(store));
+    // A warm start loads the same contexts with the partition.
+    await store.close();
+    const next = open();
+    await next.warm();
+    expect(next.vectorCacheStats().lexicalIndexes).toBe(1);
+    expect(await contexts(next)).toEqual(await fromRows(next));
   });
 
   it('stays right through many rewrites of the same rows (dead postings compacted)', async () => {

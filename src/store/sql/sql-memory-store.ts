@@ -5,6 +5,7 @@ import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { distinctSpaces } from './embedding-spaces.js';
+import { contextFromColumns, type ContextColumns } from '../memory-context.js';
 import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
@@ -36,6 +37,11 @@ import { SqlFormationStore } from './sql-formation-store.js';
 import { decodeVectorRows, type VectorRow } from './vector-rows.js';
 
 export type { RowChange, WriteKind } from './sql-engine.js';
+
+/** A text row read with its context columns (JSON as text or decoded), as {@link MemoryText} with its context. */
+function textWithContext(row: MemoryText & ContextColumns): MemoryText {
+  return { id: row.id, text: row.text, updatedAt: row.updatedAt, context: contextFromColumns(row) };
+}
 
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
@@ -95,8 +101,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /** After a write committed (SQLite: caches learn of it). */
   protected afterWrite(_kind: WriteKind, _rows: number): void {}
 
-  /** Texts the backend holds in memory (SQLite's lexical index); the rest are read. */
-  protected cachedTexts(_tenant: string, _ids: string[]): Map<string, MemoryText> | null {
+  /** Texts (with their contexts when `context`) the backend holds in memory (SQLite's lexical index); the rest are read. */
+  protected cachedTexts(_tenant: string, _ids: string[], _context: boolean): Map<string, MemoryText> | null {
     return null;
   }
 
@@ -134,21 +140,28 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  getTexts(tenant: string, ids: string[]): Promise<MemoryText[]> {
+  getTexts(tenant: string, ids: string[], options?: { context?: boolean | undefined }): Promise<MemoryText[]> {
     return this.guard('getTexts', () => {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
-      const cached = this.cachedTexts(tenant, ids);
+      const context = options?.context === true;
+      const cached = this.cachedTexts(tenant, ids, context);
       const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
       const known = cached === null ? [] : [...cached.values()];
       if (missing.length === 0) return known;
-      const rows = this.select<MemoryText>(
+      const columns = context
+        ? ', m.background AS background, m.stated_at AS stated_at, m.sources AS sources, m.metadata AS metadata'
+        : '';
+      const rows = this.select<MemoryText & Partial<ContextColumns>>(
         'getTexts',
         (p) =>
-          `SELECT m.id AS id, m.text AS text, m.updated_at AS "updatedAt" FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
+          `SELECT m.id AS id, m.text AS text, m.updated_at AS "updatedAt"${columns} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
       );
-      return known.length === 0 ? rows : andThen(rows, (read) => [...known, ...read]);
+      const texts = context
+        ? andThen(rows, (read) => read.map((r) => textWithContext(r as MemoryText & ContextColumns)))
+        : rows;
+      return known.length === 0 ? texts : andThen(texts, (read) => [...known, ...read]);
     });
   }
 

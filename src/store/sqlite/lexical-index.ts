@@ -1,3 +1,5 @@
+import type { MemoryContext } from '../memory-store.js';
+import { NO_CONTEXT } from '../memory-context.js';
 import { ftsDocument, unicode61Tokens } from './fts-text.js';
 import type { SlotMeta } from './vector-partition.js';
 
@@ -21,7 +23,7 @@ export function termKey(column: 'body' | 'uni', token: string): string {
  * An in-memory inverted index over the rows of one vector partition, with FTS5's columns and
  * tokens (`ftsDocument` + {@link unicode61Tokens}), so a single-token term matches the rows FTS5
  * would match. Each row is a document numbered in the order it was added, carrying its id,
- * filter fields and text, so ranking needs no lookups and candidates' texts need no reads. Removing or re-adding a row only marks its old
+ * filter fields, text and context, so ranking needs no lookups and candidates' texts and contexts need no reads. Removing or re-adding a row only marks its old
  * document dead; dead postings are dropped in one pass once they outnumber the live rows, so a
  * write costs O(tokens of the row).
  */
@@ -31,12 +33,14 @@ export class LexicalIndex {
   private docIds: Array<string | null> = [];
   private docMetas: SlotMeta[] = [];
   private docTexts: string[] = [];
+  private docContexts: MemoryContext[] = [];
   private docLengths: number[] = [];
   private readonly docOfPk = new Map<number, number>();
   private lengthSum = 0;
   private dead = 0;
   private postingCount = 0;
   private textChars = 0;
+  private contextChars = 0;
 
   /** Live rows. */
   get size(): number {
@@ -55,11 +59,13 @@ export class LexicalIndex {
 
   /** Approximate heap bytes held. */
   get bytes(): number {
-    return this.postingCount * 16 + this.docIds.length * 48 + this.terms.size * 96 + this.textChars;
+    return (
+      this.postingCount * 16 + this.docIds.length * 56 + this.terms.size * 96 + this.textChars + this.contextChars
+    );
   }
 
-  /** Adds a row (replacing what was indexed under its pk). */
-  add(id: string, meta: SlotMeta, text: string): void {
+  /** Adds a row (replacing what was indexed under its pk), with its context when it has one. */
+  add(id: string, meta: SlotMeta, text: string, context: MemoryContext = NO_CONTEXT): void {
     this.remove(meta.pk);
     const { body, uni } = ftsDocument(text);
     const counts = new Map<string, number>();
@@ -78,10 +84,12 @@ export class LexicalIndex {
     this.docIds.push(id);
     this.docMetas.push(meta);
     this.docTexts.push(text);
+    this.docContexts.push(context);
     this.docLengths.push(length);
     this.docOfPk.set(meta.pk, doc);
     this.lengthSum += length;
     this.textChars += text.length;
+    this.contextChars += contextChars(context);
     for (const [key, tf] of counts) {
       let list = this.terms.get(key);
       if (list === undefined) this.terms.set(key, (list = { docs: [], tfs: [] }));
@@ -99,6 +107,8 @@ export class LexicalIndex {
     this.docIds[doc] = null;
     this.textChars -= (this.docTexts[doc] as string).length;
     this.docTexts[doc] = '';
+    this.contextChars -= contextChars(this.docContexts[doc] as MemoryContext);
+    this.docContexts[doc] = NO_CONTEXT;
     this.lengthSum -= this.docLengths[doc] as number;
     this.dead++;
     if (this.dead > Math.max(1024, this.size)) this.compact();
@@ -122,6 +132,11 @@ export class LexicalIndex {
   /** Text of a live document ('' once dead). */
   textOf(doc: number): string {
     return this.docTexts[doc] as string;
+  }
+
+  /** Context of a live document ({@link NO_CONTEXT} when it has none, or once dead). */
+  contextOf(doc: number): MemoryContext {
+    return this.docContexts[doc] as MemoryContext;
   }
 
   lengthOf(doc: number): number {
@@ -185,6 +200,7 @@ export class LexicalIndex {
     const docIds: Array<string | null> = [];
     const docMetas: SlotMeta[] = [];
     const docTexts: string[] = [];
+    const docContexts: MemoryContext[] = [];
     const docLengths: number[] = [];
     this.docIds.forEach((id, doc) => {
       if (id === null) return;
@@ -194,6 +210,7 @@ export class LexicalIndex {
       docIds.push(id);
       docMetas.push(meta);
       docTexts.push(this.docTexts[doc] as string);
+      docContexts.push(this.docContexts[doc] as MemoryContext);
       docLengths.push(this.docLengths[doc] as number);
     });
     this.postingCount = 0;
@@ -213,7 +230,16 @@ export class LexicalIndex {
     this.docIds = docIds;
     this.docMetas = docMetas;
     this.docTexts = docTexts;
+    this.docContexts = docContexts;
     this.docLengths = docLengths;
     this.dead = 0;
   }
+}
+
+/** Characters a context holds (for the index's byte estimate). */
+function contextChars(context: MemoryContext): number {
+  if (context === NO_CONTEXT) return 0;
+  let n = (context.background?.length ?? 0) + (context.statedAt?.length ?? 0);
+  for (const s of context.speakers) n += s.length;
+  return n + 32;
 }

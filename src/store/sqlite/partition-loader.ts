@@ -1,6 +1,15 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import { LexicalIndex } from './lexical-index.js';
-import { VECTOR_COLUMNS, blobVector, metaOf, partitionWhere, type VectorRow } from './partition-rows.js';
+import { contextFromColumns } from '../memory-context.js';
+import {
+  TEXT_COLUMNS,
+  VECTOR_COLUMNS,
+  blobVector,
+  metaOf,
+  partitionWhere,
+  type TextRow,
+  type VectorRow,
+} from './partition-rows.js';
 import { VectorPartition } from './vector-partition.js';
 
 /** Which partition of the vector cache: (tenant, embedding model, dim, user or all users). */
@@ -17,7 +26,7 @@ const CHUNK_ROWS = 2048;
 
 /**
  * Loads one vector partition and its lexical index in a single read of its rows — vectors,
- * filter fields and text together, in `pk` order (the order the lexical index numbers its
+ * filter fields, text and context together, in `pk` order (the order the lexical index numbers its
  * documents in) — one chunk per {@link step}, so a caller can yield between chunks and keep
  * serving. Rows written while it loads are the caller's to catch up, from the change log after
  * {@link startSeq}.
@@ -29,7 +38,7 @@ export class PartitionLoader {
   readonly startSeq: number;
   /** Rows skipped because their blob had the wrong length. */
   corruptSkipped = 0;
-  private readonly chunk: SqliteStatement<unknown[], VectorRow & { text: string }>;
+  private readonly chunk: SqliteStatement<unknown[], VectorRow & TextRow>;
   private readonly params: unknown[];
   private lastPk = 0;
   private done = false;
@@ -48,7 +57,7 @@ export class PartitionLoader {
     this.partition = new VectorPartition(key.dim, Math.max(rows, 16), { quantizeAbove: options.quantizeAbove });
     this.partition.beginBulk();
     this.chunk = db.prepare(
-      `SELECT ${VECTOR_COLUMNS}, m.text AS text FROM memories m WHERE ${where.sql} AND m.pk > ? ORDER BY m.pk LIMIT ${CHUNK_ROWS}`,
+      `SELECT ${VECTOR_COLUMNS}, ${TEXT_COLUMNS} FROM memories m WHERE ${where.sql} AND m.pk > ? ORDER BY m.pk LIMIT ${CHUNK_ROWS}`,
     );
   }
 
@@ -66,7 +75,7 @@ export class PartitionLoader {
       }
       const meta = metaOf(row);
       this.partition.upsert(row.id, meta, vector);
-      if (this.partition.has(row.id)) this.lexical.add(row.id, meta, row.text);
+      if (this.partition.has(row.id)) this.lexical.add(row.id, meta, row.text, contextFromColumns(row));
     }
     if (rows.length < CHUNK_ROWS) {
       this.done = true;

@@ -1,4 +1,5 @@
 import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import type { ContextColumns } from '../memory-context.js';
 import { VALID_FROM_SQL } from '../sql/filter-where.js';
 import type { SlotMeta } from './vector-partition.js';
 
@@ -31,6 +32,15 @@ export const VECTOR_COLUMNS =
   'm.vector AS vector, m.status AS status, m.type AS type, m.agent_id AS agent_id, m.session_id AS session_id, ' +
   'm.collection AS collection, m.key AS key, m.tags AS tags, m.updated_at AS updated_at, ' +
   `${VALID_FROM_SQL} AS valid_from, m.valid_to AS valid_to`;
+
+/** What the lexical index keeps of a row besides its filter fields: the text and its context. */
+export interface TextRow extends ContextColumns {
+  text: string;
+}
+
+/** The columns of {@link TextRow}, over alias `m`. */
+export const TEXT_COLUMNS =
+  'm.text AS text, m.background AS background, m.stated_at AS stated_at, m.sources AS sources, m.metadata AS metadata';
 
 /** The rows of a partition, as a WHERE fragment over alias `m`. */
 export function partitionWhere(

@@ -269,9 +269,9 @@ export class SqliteStore extends SqlMemoryStore {
     }
   }
 
-  protected override cachedTexts(tenant: string, ids: string[]): Map<string, MemoryText> | null {
+  protected override cachedTexts(tenant: string, ids: string[], context: boolean): Map<string, MemoryText> | null {
     // Rows a lexical index holds are answered from memory; the rest are read.
-    return this.lazyCache?.texts(tenant, ids) ?? null;
+    return this.lazyCache?.texts(tenant, ids, context) ?? null;
   }
 
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {

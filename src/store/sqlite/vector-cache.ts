@@ -1,7 +1,17 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import type { MemoryText } from '../memory-store.js';
 import { LexicalIndex } from './lexical-index.js';
-import { ALL_USERS, VECTOR_COLUMNS, blobVector, metaOf, partitionWhere, type VectorRow } from './partition-rows.js';
+import { contextFromColumns } from '../memory-context.js';
+import {
+  ALL_USERS,
+  TEXT_COLUMNS,
+  VECTOR_COLUMNS,
+  blobVector,
+  metaOf,
+  partitionWhere,
+  type TextRow,
+  type VectorRow,
+} from './partition-rows.js';
 import { PartitionLoader, type PartitionKey } from './partition-loader.js';
 import type { RecentPartition } from './recent-partitions.js';
 import { VectorPartition } from './vector-partition.js';
@@ -60,7 +70,7 @@ export class VectorCache {
   private readonly maxSeqStmt: SqliteStatement<[], { seq: number | null }>;
   private readonly minSeqStmt: SqliteStatement<[], { seq: number | null }>;
   private readonly changesStmt: SqliteStatement<[number], ChangeRow>;
-  private readonly rowStmt: SqliteStatement<[string, string], VectorRow & { text: string }>;
+  private readonly rowStmt: SqliteStatement<[string, string], VectorRow & TextRow>;
 
   constructor(db: SqliteDatabase, options: VectorCacheOptions) {
     this.db = db;
@@ -70,7 +80,7 @@ export class VectorCache {
     this.minSeqStmt = db.prepare('SELECT min(seq) AS seq FROM memory_changes');
     this.changesStmt = db.prepare('SELECT seq, tenant, id FROM memory_changes WHERE seq > ? ORDER BY seq');
     this.rowStmt = db.prepare(
-      `SELECT ${VECTOR_COLUMNS}, m.text AS text FROM memories m WHERE m.tenant = ? AND m.id = ?`,
+      `SELECT ${VECTOR_COLUMNS}, ${TEXT_COLUMNS} FROM memories m WHERE m.tenant = ? AND m.id = ?`,
     );
   }
 
@@ -234,11 +244,12 @@ export class VectorCache {
       return;
     }
     const meta = metaOf(row);
+    const context = contextFromColumns(row);
     for (const p of loaded) {
       if (p.model !== row.embed_model || p.dim !== row.embed_dim) continue;
       if (p.user !== ALL_USERS && p.user !== row.user_id) continue;
       p.partition.upsert(id, meta, vector);
-      if (p.partition.has(id)) p.lexical?.add(id, meta, row.text);
+      if (p.partition.has(id)) p.lexical?.add(id, meta, row.text, context);
     }
   }
 
@@ -262,12 +273,12 @@ export class VectorCache {
       const index = new LexicalIndex();
       const where = partitionWhere(tenant, model, dim, user);
       const rows = this.db
-        .prepare(`SELECT m.pk AS pk, m.text AS text FROM memories m WHERE ${where.sql} ORDER BY m.pk`)
-        .iterate(...where.params) as IterableIterator<{ pk: number; text: string }>;
+        .prepare(`SELECT m.pk AS pk, ${TEXT_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY m.pk`)
+        .iterate(...where.params) as IterableIterator<{ pk: number } & TextRow>;
       const { partition } = loaded;
       for (const row of rows) {
         const slot = partition.slotByPk(row.pk);
-        if (slot !== undefined) index.add(partition.idAt(slot), partition.metaAt(slot), row.text);
+        if (slot !== undefined) index.add(partition.idAt(slot), partition.metaAt(slot), row.text, contextFromColumns(row));
       }
       loaded.lexical = index;
       this.evict(JSON.stringify([tenant, model, dim, user]));
@@ -277,10 +288,10 @@ export class VectorCache {
   }
 
   /**
-   * Texts of the given ids that a loaded lexical index of the tenant holds (after catching up
-   * with the database); ids it does not hold are absent.
+   * Texts of the given ids (with their contexts when `context`) that a loaded lexical index of
+   * the tenant holds (after catching up with the database); ids it does not hold are absent.
    */
-  texts(tenant: string, ids: readonly string[]): Map<string, MemoryText> {
+  texts(tenant: string, ids: readonly string[], context = false): Map<string, MemoryText> {
     this.sync();
     const out = new Map<string, MemoryText>();
     for (const p of this.partitions.values()) {
@@ -290,7 +301,9 @@ export class VectorCache {
         const pk = p.partition.pkOf(id);
         const doc = pk === undefined ? undefined : p.lexical.docOf(pk);
         if (doc === undefined) continue;
-        out.set(id, { id, text: p.lexical.textOf(doc), updatedAt: p.lexical.metaOf(doc).updatedAt });
+        const text = p.lexical.textOf(doc);
+        const { updatedAt } = p.lexical.metaOf(doc);
+        out.set(id, context ? { id, text, updatedAt, context: p.lexical.contextOf(doc) } : { id, text, updatedAt });
       }
     }
     return out;
