@@ -327,6 +327,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       },
       {
         corruptVector: corruptVectorIn(() => cluster.url, 'conformance'),
+        answersSearchExtras: true,
         childSpec: () => ({
           kind: 'postgres' as const,
           url: cluster.url,
