@@ -10,6 +10,7 @@
  *   npx tsx bench/store-postgres.ts                 # all three scales
  *   npx tsx bench/store-postgres.ts --quick         # 10k only, fewer queries
  *   npx tsx bench/store-postgres.ts --scale=multi   # one scale (10k | 100k | multi), repeatable
+ *   npx tsx bench/store-postgres.ts --scale=multi --scopes=200   # fewer tenants of 1k
  *   npx tsx bench/store-postgres.ts --pglite        # also PGlite + pgvector at 10k (slow ingest)
  *   (PostgreSQL + pgvector runs too when the machine's server has pgvector; --pgvector with ENGRAM_BENCH_PG_URL)
  *   ENGRAM_BENCH_PG_URL=postgres://… npx tsx bench/store-postgres.ts   # an existing server
@@ -50,10 +51,20 @@ interface Scale {
   pglite: boolean;
 }
 
+/** `--scopes=N`: tenants of the many-scopes scale. @default 1000 */
+const MULTI_SCOPES = Number(process.argv.find((a) => a.startsWith('--scopes='))?.slice('--scopes='.length) ?? 1000);
+if (!Number.isInteger(MULTI_SCOPES) || MULTI_SCOPES < 1) throw new Error('--scopes must be a positive integer');
+
 const ALL_SCALES: Record<string, Scale> = {
   '10k': { name: '10k, 1 scope', scopes: 1, perScope: 10_000, queries: 100, pglite: withPglite },
   '100k': { name: '100k, 1 scope', scopes: 1, perScope: 100_000, queries: 25, pglite: false },
-  multi: { name: '1,000 scopes x 1k', scopes: 1_000, perScope: 1_000, queries: 100, pglite: false },
+  multi: {
+    name: `${MULTI_SCOPES.toLocaleString('en-US')} scopes x 1k`,
+    scopes: MULTI_SCOPES,
+    perScope: 1_000,
+    queries: 100,
+    pglite: false,
+  },
 };
 /** `--scale=10k --scale=multi` picks scales; default all three. */
 const picked = process.argv.filter((a) => a.startsWith('--scale=')).map((a) => a.slice('--scale='.length));
@@ -387,7 +398,7 @@ Node ${process.version}, load average ${loadStart.toFixed(1)} at start and ${(lo
   over TCP on 127.0.0.1, pool of 10, shared_buffers 1 GB; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the store\'s defaults (src/store/postgres/pgvector-dense.ts), loaded without its HNSW index and the index then built ("HNSW build s"; the many-scopes load leaves it out: 1k-row scopes are under the exact/HNSW cut-over, their searches scan the tenant\'s rows exactly)' : ' (no pgvector on this server)'}.
   SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
   PGlite + pgvector: in-process WASM PostgreSQL, HNSW above 2,000 rows per filter.
-- "1,000 scopes x 1k": 1,000 tenants of 1,000 memories in one table / one file (1M rows);
+- "N scopes x 1k": N tenants of 1,000 memories in one table / one file (N × 1k rows);
   each query picks a random tenant.
 
 ${table}

@@ -2,8 +2,9 @@ import type { EmbeddingInfo } from '../../model/memory.js';
 import type { SelectedMemory } from '../memory-from-columns.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
+import type { SqlQueries } from '../sql/query-runner.js';
 import type { PgDenseContext, PgDenseSearch, PgVectorColumn } from './pg-dense-search.js';
-import { pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
+import { CUTOVER_MIN, pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
 import {
   ensureDenseIndex,
   type DenseIndexReport,
@@ -89,12 +90,18 @@ export class PgVectorDenseSearch implements PgDenseSearch {
       toMemory: query.withRows ? (row: SelectedMemory) => dialect.toMemory(row) : undefined,
     };
     const tuning = { ...this.options.tuning, scopeSizes: this.scopeSizes };
-    // No transaction: each statement stands alone (a search among a few given ids — recall scoring
-    // its lexical-only candidates — is one exact statement; the HNSW walk is sent with its
-    // SET LOCALs as one query). On Citus every statement is another trip to a worker.
-    const result = await runner.read('denseSearch', (sql) =>
-      pgvectorDenseSearch(sql, names, this.options.caps, { ...request, oneTrip: true }, tuning),
-    );
+    const search = (sql: SqlQueries, oneTrip: boolean) =>
+      pgvectorDenseSearch(sql, names, this.options.caps, { ...request, oneTrip }, tuning);
+    // One server: no transaction, each statement stands alone (the HNSW walk is sent with its
+    // SET LOCALs as one query). A search among a few given ids (recall scoring its lexical-only
+    // candidates) is one exact statement everywhere. On Citus a walk with its settings in one
+    // simple query fails on the worker (a nested distributed execution): there it keeps its
+    // transaction, and the settings are propagated with citus.propagate_set_commands.
+    const bounded = request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN;
+    const result =
+      bounded || !this.options.caps.citus
+        ? await runner.read('denseSearch', (sql) => search(sql, !bounded))
+        : await runner.transaction('denseSearch', (sql) => search(sql, false), { idempotent: true });
     return result.candidates;
   }
 }
