@@ -2,9 +2,8 @@ import type { EmbeddingInfo } from '../../model/memory.js';
 import type { SelectedMemory } from '../memory-from-columns.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
-import type { SqlQueries } from '../sql/query-runner.js';
 import type { PgDenseContext, PgDenseSearch, PgVectorColumn } from './pg-dense-search.js';
-import { CUTOVER_MIN, pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
+import { pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
 import {
   ensureDenseIndex,
   type DenseIndexReport,
@@ -90,18 +89,16 @@ export class PgVectorDenseSearch implements PgDenseSearch {
       toMemory: query.withRows ? (row: SelectedMemory) => dialect.toMemory(row) : undefined,
     };
     const tuning = { ...this.options.tuning, scopeSizes: this.scopeSizes };
-    const search = (sql: SqlQueries, oneTrip: boolean) =>
-      pgvectorDenseSearch(sql, names, this.options.caps, { ...request, oneTrip }, tuning);
-    // One server: no transaction, each statement stands alone (the HNSW walk is sent with its
-    // SET LOCALs as one query). A search among a few given ids (recall scoring its lexical-only
-    // candidates) is one exact statement everywhere. On Citus a walk with its settings in one
-    // simple query fails on the worker (a nested distributed execution): there it keeps its
-    // transaction, and the settings are propagated with citus.propagate_set_commands.
-    const bounded = request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN;
-    const result =
-      bounded || !this.options.caps.citus
-        ? await runner.read('denseSearch', (sql) => search(sql, !bounded))
-        : await runner.transaction('denseSearch', (sql) => search(sql, false), { idempotent: true });
+    // No transaction around the search: each statement stands alone, and only an HNSW walk needs
+    // one for its SET LOCALs. On one server the walk is sent with them as one query; on Citus that
+    // form fails on the worker (a nested distributed execution), so there the walk opens its own
+    // (BEGIN and the settings in one trip, the walk, COMMIT; the settings are propagated with
+    // citus.propagate_set_commands). A search among a few given ids (recall scoring its
+    // lexical-only candidates) and a small scope's exact scan are one statement everywhere.
+    const transaction = this.options.caps.citus ? 'own' : 'one-query';
+    const result = await runner.read('denseSearch', (sql) =>
+      pgvectorDenseSearch(sql, names, this.options.caps, { ...request, transaction }, tuning),
+    );
     return result.candidates;
   }
 }

@@ -77,11 +77,14 @@ export interface PgVectorSearchRequest {
    */
   sizeScope?: { where: string; params: unknown[] } | undefined;
   /**
-   * `sql` is outside any transaction: the HNSW search is sent with its settings as one
-   * simple-protocol query (values inlined as literals, pg-inline-params.ts), one round trip where
-   * a transaction of its own costs four. @default false (`sql` is inside a transaction)
+   * Where the HNSW walk's `SET LOCAL`s live. 'caller': `sql` is inside the caller's transaction.
+   * Otherwise `sql` is outside any, and only the walk needs one (an exact scan is one statement):
+   * 'one-query' sends the settings and the walk as one simple-protocol query (values inlined as
+   * literals, pg-inline-params.ts; its implicit transaction scopes them) — one round trip;
+   * 'own' wraps the walk in BEGIN (with the settings) … COMMIT — three (on Citus, where the
+   * one-query form fails on the worker). @default 'caller'
    */
-  oneTrip?: boolean | undefined;
+  transaction?: 'caller' | 'one-query' | 'own' | undefined;
   /** Selects each candidate's whole row too, made into its `memory` (and `updatedAt`) by this. @default rows not read */
   toMemory?: ((row: SelectedMemory) => Memory) | undefined;
 }
@@ -136,7 +139,7 @@ function cutoverSql(names: PgNames, index: string, fetch: number, tuning: PgVect
 
 /**
  * Dense candidates of one scope. `sql` must be inside a transaction (the HNSW path uses
- * `SET LOCAL`), except with `oneTrip` or for a request bounded by `maxRows` ≤ {@link CUTOVER_MIN}
+ * `SET LOCAL`), except with `transaction` 'one-query' or 'own', or for a request bounded by `maxRows` ≤ {@link CUTOVER_MIN}
  * (always exact, one statement); `caps` from {@link detectPgVector}. The space must have an `embedding` column
  * and, for the HNSW path, its index (pgvector-indexes.ts); a space pgvector cannot index is
  * always scanned exactly.
@@ -200,10 +203,20 @@ export async function pgvectorDenseSearch(
   const cast = `::${shape.type}(${space.dim})`;
   const statement = `${select} AND ${shape.predicate} ORDER BY m.embedding${cast} <=> ${q}${cast} LIMIT ${lim}`;
   const settings = hnswSettings(caps, fetch, tuning).join('; ');
+  const mode = request.transaction ?? 'caller';
   let hnsw: Row[];
-  if (request.oneTrip) {
+  if (mode === 'one-query') {
     // The settings and the search in one simple query: its implicit transaction scopes SET LOCAL.
     hnsw = await sql.all<Row>(`${settings}; ${inlineParams(statement, params)}`, []);
+  } else if (mode === 'own') {
+    await sql.run(`BEGIN; ${settings}`, []);
+    try {
+      hnsw = await sql.all<Row>(statement, params);
+    } catch (error) {
+      await Promise.resolve(sql.run('ROLLBACK', [])).catch(() => undefined);
+      throw error;
+    }
+    await sql.run('COMMIT', []);
   } else {
     // One round trip for every setting (a multi-statement simple query; no parameters).
     await sql.run(settings, []);
@@ -211,7 +224,7 @@ export async function pgvectorDenseSearch(
   }
   // More than the cut-over's rows exist, so fewer than min(fetch, n) means the scan hit its cap.
   if (hnsw.length < Math.min(fetch, n)) {
-    if (!request.oneTrip) await sql.run('SET LOCAL enable_sort = on', []);
+    if (mode === 'caller') await sql.run('SET LOCAL enable_sort = on', []);
     return { candidates: await exact(), path: 'hnsw-short-exact' };
   }
   return { candidates: score(hnsw), path: 'hnsw' };
