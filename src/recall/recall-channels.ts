@@ -33,7 +33,15 @@ export async function runRecallChannels(
   const { filter, queryVector, model } = request;
   const useLexical = request.lexicalPool > 0;
   const t0 = now();
-  const densePromise = store.denseSearch({ filter, vector: queryVector, model, limit: request.densePool });
+  // Rows and the lexical candidates' cosines with the searches: a store whose reads are round
+  // trips answers them here, and the recall then reads nothing else before its hits.
+  const densePromise = store.denseSearch({
+    filter,
+    vector: queryVector,
+    model,
+    limit: request.densePool,
+    withRows: true,
+  });
   const t1 = now();
   const lexicalPromise = useLexical
     ? store.lexicalSearch({
@@ -41,6 +49,8 @@ export async function runRecallChannels(
         terms: [...request.lexicalTerms],
         limit: request.lexicalPool,
         space: { model, dim: queryVector.length },
+        scoreWith: queryVector,
+        withRows: true,
       })
     : Promise.resolve([]);
   const t2 = now();

@@ -1,5 +1,4 @@
 import type { RecallResult } from '../model/api.js';
-import type { Memory } from '../model/memory.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import type { MemoryFilter } from '../model/memory-filter.js';
 import { candidatePoolSize } from './candidate-pool.js';
@@ -70,9 +69,8 @@ export async function runRecall(
   );
 
   const rankStart = now();
-  const { byId, lexicalOnly } = mergeChannels(channels);
+  const { byId, lexicalOnly, rows: rowsRead } = mergeChannels(channels);
   await scoreLexicalOnly(store, request, byId, lexicalOnly);
-  const rowsRead = new Map<string, Memory>();
   const documentOf = await candidateDocuments(deps, profile, filter.scope.tenant, byId, rowsRead);
   const pool: RecallCandidate[] = [];
   const documents: PoolDocument[] = [];

@@ -7,25 +7,33 @@ import { contextDocument, poolDocumentOf, textDocument, type PoolDocument } from
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
 
-/** The candidate pool: each candidate once, with the channels that found it. */
+/**
+ * The candidate pool: each candidate once, with the channels that found it. `lexicalOnly` lists
+ * the candidates still without a cosine (the lexical channel did not score them); `rows` holds
+ * the whole rows the channels returned with their candidates.
+ */
 export function mergeChannels(channels: ChannelRows): {
   byId: Map<string, RecallCandidate>;
   lexicalOnly: string[];
+  rows: Map<string, Memory>;
 } {
   const byId = new Map<string, RecallCandidate>();
-  channels.dense.rows.forEach((row, i) =>
-    byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined)),
-  );
+  const rows = new Map<string, Memory>();
+  channels.dense.rows.forEach((row, i) => {
+    byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined));
+    if (row.memory) rows.set(row.id, row.memory);
+  });
   const lexicalOnly: string[] = [];
   channels.lexical.rows.forEach((row, i) => {
     const seen = byId.get(row.id);
     if (seen) seen.lexicalRank = i + 1;
     else {
-      byId.set(row.id, newCandidate(row.id, 0, undefined, undefined, i + 1));
-      lexicalOnly.push(row.id);
+      byId.set(row.id, newCandidate(row.id, row.cosine ?? 0, row.updatedAt, undefined, i + 1));
+      if (row.cosine === undefined) lexicalOnly.push(row.id);
     }
+    if (row.memory && !rows.has(row.id)) rows.set(row.id, row.memory);
   });
-  return { byId, lexicalOnly };
+  return { byId, lexicalOnly, rows };
 }
 
 /**
@@ -57,16 +65,17 @@ export async function scoreLexicalOnly(
 /**
  * The pool document of every candidate (its tokens, and for a profile that reads context its
  * context and speakers). Documents the cache knows (by id and last update, when the store reports
- * it) are reused; the rest are read — texts (with their contexts for the spread fusion) when the
- * store offers them, whole rows otherwise or where the store gave no context — and remembered. A
- * candidate that could not be read (deleted meanwhile) has no entry.
+ * it) are reused; the rest are made from the rows in `rowsRead` (returned by the channels) or
+ * read — texts (with their contexts for the spread fusion) when the store offers them, whole rows
+ * otherwise or where the store gave no context — and remembered. A candidate that could not be
+ * read (deleted meanwhile) has no entry.
  */
 export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
   profile: Pick<RecallProfileSpec, 'name' | 'tokenize' | 'fusion'>,
   tenant: string,
   byId: ReadonlyMap<string, RecallCandidate>,
-  /** Whole rows read on the way, by id (the hits need no second read). */
+  /** Whole rows already at hand, by id; the rows read here are added (the hits need no second read). */
   rowsRead?: Map<string, Memory>,
 ): Promise<Map<string, PoolDocument>> {
   const { store } = deps;
@@ -85,6 +94,15 @@ export async function candidateDocuments(
     entry.updatedAt = updatedAt;
     documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
   };
+  const fromRow = (m: Memory): void => remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
+  if (rowsRead !== undefined && rowsRead.size > 0) {
+    for (const id of unknown) {
+      const row = rowsRead.get(id);
+      if (row) fromRow(row);
+    }
+    unknown = unknown.filter((id) => !rowsRead.has(id));
+    if (unknown.length === 0) return documents;
+  }
   const spread = profile.fusion === 'spread';
   if (store.getTexts) {
     const withoutContext = new Set<string>();
@@ -99,7 +117,7 @@ export async function candidateDocuments(
   if (unknown.length === 0) return documents;
   for (const m of await store.get(tenant, unknown)) {
     rowsRead?.set(m.id, m);
-    remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
+    fromRow(m);
   }
   return documents;
 }

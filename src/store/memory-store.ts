@@ -67,15 +67,37 @@ export interface DenseCandidate {
   cosine: number;
   /** The memory's last update, when the backend has it at hand (lets callers reuse per-memory caches). */
   updatedAt?: string | undefined;
+  /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
+  memory?: Memory | undefined;
 }
 
 /** A corpus-level lexical candidate: the memory id and the backend's own relevance (higher is better). */
 export interface LexicalCandidate {
   id: string;
   score: number;
+  /**
+   * Cosine with the query's `scoreWith` vector, exactly as {@link MemoryStore.denseSearch} scores
+   * this row, when asked and answered (absent: the caller scores it with `denseSearch`).
+   */
+  cosine?: number | undefined;
+  /** The memory's last update, given with `cosine` or `memory`. */
+  updatedAt?: string | undefined;
+  /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
+  memory?: Memory | undefined;
 }
 
-export interface DenseQuery {
+/**
+ * What a search may also return with each candidate, so a caller needs no further reads (a
+ * recall: the rows it ranks and shows). Hints: a backend whose reads are network round trips
+ * answers them inside the search's own query; one whose reads are cheap (SQLite, in-process) may
+ * leave the fields out, and the caller then reads what it needs.
+ */
+export interface SearchExtras {
+  /** Each candidate's whole row (`memory`). @default false */
+  withRows?: boolean | undefined;
+}
+
+export interface DenseQuery extends SearchExtras {
   filter: MemoryFilter;
   vector: Float32Array;
   /** Embedding model the query vector came from; rows of other models are never compared. */
@@ -83,7 +105,7 @@ export interface DenseQuery {
   limit: number;
 }
 
-export interface LexicalQuery {
+export interface LexicalQuery extends SearchExtras {
   filter: MemoryFilter;
   /** Plain terms (already tokenised by Engram). The store escapes them for its own syntax. */
   terms: string[];
@@ -93,6 +115,11 @@ export interface LexicalQuery {
    * score). Lets a store with an in-memory vector cache answer from it. @default every row
    */
   space?: EmbeddingInfo | undefined;
+  /**
+   * A query vector of `space` (required with it): each candidate may also carry its `cosine`
+   * with it and its `updatedAt` (a hint, see {@link SearchExtras}). @default none
+   */
+  scoreWith?: Float32Array | undefined;
 }
 
 /** One group of a grouped search: rows of these types (in place of `filter.types`), at most `limit`. */

@@ -55,6 +55,11 @@ function assertQueryObject(query: unknown): void {
   if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
 }
 
+function assertWithRows(value: unknown): void {
+  if (value !== undefined && typeof value !== 'boolean')
+    throw new EngramError('INVALID_INPUT', 'query.withRows must be a boolean');
+}
+
 /**
  * Checks a dense query: an object, a valid filter, a limit in [1, MAX_STORE_LIMIT], a model name
  * (INVALID_INPUT), and a non-empty Float32Array of finite values (INVALID_VECTOR).
@@ -68,6 +73,7 @@ export function assertDenseQuery(query: DenseQuery): void {
   if (!(query.vector instanceof Float32Array) || query.vector.length === 0)
     throw new EngramError('INVALID_VECTOR', 'query.vector must be a non-empty Float32Array');
   assertVector(query.vector, { model: query.model, dim: query.vector.length });
+  assertWithRows(query.withRows);
 }
 
 /** Checks a lexical query: an object, a valid filter, a limit, an optional space, an array of terms. */
@@ -77,6 +83,13 @@ export function assertLexicalQuery(query: LexicalQuery): void {
   assertLimit(query.limit, MAX_STORE_LIMIT);
   assertSpace(query.space);
   if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
+  assertWithRows(query.withRows);
+  if (query.scoreWith !== undefined) {
+    if (query.space === undefined) throw new EngramError('INVALID_INPUT', 'query.scoreWith needs query.space');
+    if (!(query.scoreWith instanceof Float32Array))
+      throw new EngramError('INVALID_VECTOR', 'query.scoreWith must be a Float32Array');
+    assertVector(query.scoreWith, query.space);
+  }
 }
 
 /** The query of each group of a grouped search: its types in place of the filter's, its limit. */

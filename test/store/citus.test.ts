@@ -327,6 +327,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       },
       {
         corruptVector: corruptVectorIn(() => cluster.url, 'conformance'),
+        answersSearchExtras: true,
         childSpec: () => ({
           kind: 'postgres' as const,
           url: cluster.url,
@@ -335,6 +336,38 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
         }),
       },
     );
+  });
+
+  it('the full-text channel reads the word shares from the shards: a word most rows hold is left out', async () => {
+    const store = await openStore('shares');
+    const big = Array.from({ length: 12_000 }, (_, i) =>
+      makeRecord({ id: `c${i}`, text: `common filler ${i}`, scope: { tenant: `t${i % 40}` } }),
+    );
+    const rare = Array.from({ length: 5 }, (_, i) =>
+      makeRecord({ id: `r${i}`, text: `rare thing ${i}`, scope: { tenant: 't1' } }),
+    );
+    try {
+      for (let i = 0; i < big.length; i += 3000) await store.insert(big.slice(i, i + 3000));
+      await store.insert(rare);
+      // The coordinator's table has no statistics of its own; ANALYZE runs on every shard.
+      await pool.query('ANALYZE shares.engram_memories');
+      const own = await pool.query(
+        `SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = 'shares' AND attname = 'fts'`,
+      );
+      expect(own.rows[0]?.n).toBe(0);
+      const query = { filter: { scope: { tenant: 't1' } }, terms: ['common', 'rare'], limit: 50 };
+      // "common" is in 99.96% of the rows: left out, so only the rows holding "rare" are ranked.
+      const fresh = await openStore('shares');
+      expect((await fresh.lexicalSearch(query)).map((c) => c.id).sort()).toEqual(rare.map((r) => r.id).sort());
+      await fresh.close();
+      const everyWord = await openStore('shares', { fullTextMaxShare: 1 });
+      const all = await everyWord.lexicalSearch(query);
+      expect(all.length).toBe(50);
+      expect(all.filter((c) => c.id.startsWith('c')).length).toBeGreaterThan(0);
+      await everyWord.close();
+    } finally {
+      await store.close();
+    }
   });
 
   it('every statement the store makes for one tenant is routed to one shard (EXPLAIN: Task Count: 1)', async () => {
@@ -372,8 +405,9 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
       expect(statements.some((s) => /ORDER BY m\.embedding <=> \$\d+::vector, m\.id/.test(s.sql))).toBe(true);
       const notRouted: string[] = [];
       for (const s of statements) {
-        // The tenant key travels with every statement.
-        expect(s.params, s.sql).toContain(tenant);
+        // The tenant key travels with every statement (as a literal in a statement sent with its settings).
+        if (s.params.length === 0) expect(s.sql).toContain(`E'${tenant}'`);
+        else expect(s.params, s.sql).toContain(tenant);
         const plan = await explain(pool, s);
         if (!/Task Count: 1\n/.test(`${plan}\n`)) notRouted.push(`${s.sql}\n${plan}`);
       }

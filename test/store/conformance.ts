@@ -44,6 +44,12 @@ export interface ConformanceOptions {
    * Those cases are skipped, saying so, when a backend's database is private to this process.
    */
   childSpec?: ((store: MemoryStore) => ChildStoreSpec) | undefined;
+  /**
+   * The backend answers the searches' extras (`withRows`, `scoreWith`: a network store does, so a
+   * recall makes no further round trips); the extras test then requires them on every candidate.
+   * @default false (the fields may be left out, but when given they must be right)
+   */
+  answersSearchExtras?: boolean | undefined;
 }
 
 /** Every test name of the suite, for backends that want to check their skip list. */
@@ -1143,6 +1149,89 @@ export function runStoreConformance(
           limit: 3,
         }),
         'INVALID_VECTOR',
+      );
+    });
+
+    test("search extras (rows, the lexical candidates' cosines) equal what get and denseSearch return", async () => {
+      const T = tenant();
+      const random = seededRandom(47);
+      const records = Array.from({ length: 12 }, (_, i) =>
+        withVector(randomVector(random, 8), 'test-model', {
+          scope: { tenant: T, user: i % 3 === 0 ? 'u1' : 'u2' },
+          text: `kestrel ${i % 2 === 0 ? 'heron' : 'plover'} note ${i}`,
+          tags: i % 4 === 0 ? ['tagged'] : [],
+          metadata: { n: i },
+        }),
+      );
+      const other = withVector(randomVector(random, 4), 'test-model', {
+        scope: { tenant: T },
+        text: 'kestrel four dims',
+      });
+      await store.insert([...records, other]);
+      const changed = records[5] as MemoryRecord;
+      await store.update(T, changed.id, { text: 'kestrel heron changed', updatedAt: '2030-01-01T00:00:00.000Z' });
+      const vector = randomVector(random, 8);
+      const filter: MemoryFilter = { scope: { tenant: T } };
+      const answered = options.answersSearchExtras === true;
+      const expectRows = async (
+        candidates: Array<{ id: string; memory?: Memory | undefined; updatedAt?: string | undefined }>,
+      ) => {
+        const rows = await store.get(
+          T,
+          candidates.map((c) => c.id),
+        );
+        candidates.forEach((c, i) => {
+          if (answered) expect(c.memory, c.id).toBeDefined();
+          if (c.memory !== undefined) {
+            expect(c.memory).toEqual(rows[i]);
+            expect(c.updatedAt).toBe(rows[i]?.updatedAt);
+          }
+        });
+      };
+
+      const plainDense = await store.denseSearch({ filter, vector, model: 'test-model', limit: 6 });
+      const dense = await store.denseSearch({ filter, vector, model: 'test-model', limit: 6, withRows: true });
+      expect(dense.map((c) => [c.id, c.cosine])).toEqual(plainDense.map((c) => [c.id, c.cosine]));
+      await expectRows(dense);
+
+      const space = { model: 'test-model', dim: 8 };
+      for (const lexicalFilter of [filter, { scope: { tenant: T, user: 'u2' }, tags: [] }] as MemoryFilter[]) {
+        const base = { filter: lexicalFilter, terms: ['kestrel', 'heron'], limit: 20, space };
+        const plain = await store.lexicalSearch(base);
+        const extra = await store.lexicalSearch({ ...base, scoreWith: vector, withRows: true });
+        expect(extra.map((c) => [c.id, c.score])).toEqual(plain.map((c) => [c.id, c.score]));
+        expect(extra.length).toBeGreaterThan(0);
+        await expectRows(extra);
+        const exact = await store.denseSearch({
+          filter: { ...lexicalFilter, ids: extra.map((c) => c.id) },
+          vector,
+          model: 'test-model',
+          limit: extra.length,
+        });
+        const cosineOf = new Map(exact.map((c) => [c.id, c.cosine]));
+        for (const c of extra) {
+          if (answered) expect(c.cosine, c.id).toBeDefined();
+          if (c.cosine !== undefined) expect(c.cosine).toBe(cosineOf.get(c.id));
+        }
+        const scoredOnly = await store.lexicalSearch({ ...base, scoreWith: vector });
+        for (const c of scoredOnly) {
+          if (c.cosine !== undefined) {
+            expect(c.cosine).toBe(cosineOf.get(c.id));
+            expect(c.updatedAt).toBe((await store.get(T, [c.id]))[0]?.updatedAt);
+          }
+        }
+      }
+      await expectCode(
+        store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, scoreWith: vector }),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, space, scoreWith: new Float32Array(4) }),
+        'DIMENSION_MISMATCH',
+      );
+      await expectCode(
+        store.denseSearch({ filter, vector, model: 'test-model', limit: 5, withRows: 'yes' as unknown as boolean }),
+        'INVALID_INPUT',
       );
     });
 

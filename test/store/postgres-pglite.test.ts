@@ -36,6 +36,7 @@ runStoreConformance(
     return { store, cleanup: () => store.close() };
   },
   {
+    answersSearchExtras: true,
     // The suite's raw write: a 7-byte vector in the row's float32 column.
     async corruptVector(_store, tenant, id) {
       await pool.query(

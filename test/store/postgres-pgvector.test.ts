@@ -106,6 +106,7 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
     },
     {
       corruptVector: corruptVectorIn(() => cluster.url, 'conformance'),
+      answersSearchExtras: true,
       childSpec: () => ({
         kind: 'postgres' as const,
         url: cluster.url,

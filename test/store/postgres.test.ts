@@ -38,6 +38,7 @@ runStoreConformance(
   },
   {
     corruptVector: corruptVectorIn(() => cluster.url, 'public'),
+    answersSearchExtras: true,
     childSpec: () => ({ kind: 'postgres' as const, url: cluster.url, schema: 'public', vector: 'app' as const }),
   },
 );

@@ -31,8 +31,10 @@ export function recordingPool(url: string, log: RecordedStatement[]): pg.Pool {
  */
 export function dataStatements(log: readonly RecordedStatement[]): RecordedStatement[] {
   const seen = new Set<string>();
-  return log.filter((s) => {
-    const sql = s.sql.trim();
+  // A simple query of session settings and then a statement (values inlined) counts as that statement.
+  const withoutSettings = log.map((s) => ({ ...s, sql: s.sql.trim().replace(/^(SET LOCAL [^;]*;\s*)+/i, '') }));
+  return withoutSettings.filter((s) => {
+    const sql = s.sql;
     if (!/engram_/.test(sql) || /^(CREATE|ALTER|DROP|SET|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(sql))
       return false;
     if (/pg_attribute|pg_index|pg_class|pg_advisory|pg_extension|pg_dist_/.test(sql)) return false;

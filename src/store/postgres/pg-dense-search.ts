@@ -1,7 +1,8 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
-import type { QueryRunner } from '../sql/query-runner.js';
+import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
+import type { QueryRunner, SqlQueries } from '../sql/query-runner.js';
 import type { SqlDialect } from '../sql/sql-dialect.js';
 import { scoreVectorRows, vectorScanSql, type VectorRow } from '../sql/vector-rows.js';
 import type { PgNames } from './pg-names.js';
@@ -43,6 +44,26 @@ export interface PgDenseSearch {
   search(query: DenseQuery, unit: Float32Array): Promise<DenseCandidate[]>;
 }
 
+/** The candidates with their whole rows (`memory`, `updatedAt`), read on the same connection. */
+async function withRows(
+  sql: SqlQueries,
+  context: PgDenseContext,
+  tenant: string,
+  found: DenseCandidate[],
+): Promise<DenseCandidate[]> {
+  if (found.length === 0) return found;
+  const { dialect } = context;
+  const rows = await sql.all<SelectedMemory>(
+    `SELECT ${MEMORY_SELECT} FROM ${dialect.table} m WHERE m.tenant = $1 AND m.id = ANY($2::text[])`,
+    [tenant, found.map((c) => c.id)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, dialect.toMemory(r)]));
+  return found.map((c) => {
+    const memory = byId.get(c.id);
+    return memory ? { ...c, memory, updatedAt: memory.updatedAt } : c;
+  });
+}
+
 /** Exact on any PostgreSQL: every matching row of the model is read and scored in the application. */
 export function appSideDenseSearch(context: PgDenseContext): PgDenseSearch {
   const { runner, dialect } = context;
@@ -59,8 +80,11 @@ export function appSideDenseSearch(context: PgDenseContext): PgDenseSearch {
         unit.length,
         params,
       );
-      const rows = await runner.read('denseSearch', (q) => q.all<VectorRow>(sql, params.values));
-      return scoreVectorRows(rows, unit, query.limit);
+      return runner.read('denseSearch', async (q) => {
+        const found = scoreVectorRows(await q.all<VectorRow>(sql, params.values), unit, query.limit);
+        // The scan reads every vector of the scope, so the rows of the few kept are a second statement.
+        return query.withRows ? withRows(q, context, query.filter.scope.tenant, found) : found;
+      });
     },
   };
 }

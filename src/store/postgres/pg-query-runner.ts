@@ -8,6 +8,11 @@ export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>>;
 }
 
+/** The result of the last statement (a simple query of several statements answers with one result each). */
+function lastResult(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
+  return Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult) : result;
+}
+
 /**
  * Statements on one pooled client (or on a pool, for statements that need no session state: each
  * may run on another connection, so no transaction or `SET LOCAL`).
@@ -15,9 +20,9 @@ export interface PgQueryable {
 export function clientQueries(client: PgQueryable): SqlQueries {
   return {
     all: async <R>(sql: string, params: readonly unknown[]) =>
-      (await client.query(sql, params as unknown[])).rows as R[],
+      lastResult(await client.query(sql, params as unknown[])).rows as R[],
     run: async (sql: string, params: readonly unknown[]) =>
-      (await client.query(sql, params as unknown[])).rowCount ?? 0,
+      lastResult(await client.query(sql, params as unknown[])).rowCount ?? 0,
   };
 }
 

@@ -37,9 +37,9 @@ export function dropCommonTerms(terms: readonly string[], shares: TermShares, ma
 
 /**
  * The word shares of one schema's memories table, cached for `ttlMs` (statistics change only
- * when ANALYZE runs). A failed read, a table under {@link TERM_SHARE_MIN_ROWS} rows, or one with
- * no statistics (never analysed; a Citus coordinator, whose shards hold them) gives null: every
- * term is kept.
+ * when ANALYZE runs). On a Citus coordinator they come from every shard (see `shardStats`). A
+ * failed read, a table under {@link TERM_SHARE_MIN_ROWS} rows, or one with no statistics (never
+ * analysed) gives null: every term is kept.
  */
 export class TermShareCache {
   private cached: { at: number; shares: Promise<TermShares> } | undefined;
@@ -63,7 +63,7 @@ export class TermShareCache {
   }
 
   private async load(sql: SqlQueries): Promise<TermShares> {
-    const rows = await sql.all<{ elems: string[] | null; freqs: number[] | null; n: number | null }>(
+    const rows = await sql.all<StatsRow>(
       `SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs::float8[] AS freqs, c.reltuples::float8 AS n
          FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
          LEFT JOIN pg_stats s ON s.schemaname = ns.nspname AND s.tablename = c.relname AND s.attname = 'fts'
@@ -71,10 +71,56 @@ export class TermShareCache {
       [this.schema],
     );
     const row = rows[0];
-    if (!row?.elems || !row.freqs || (row.n ?? 0) < TERM_SHARE_MIN_ROWS) return null;
-    const shares = new Map<string, number>();
-    // most_common_elem_freqs has one share per element, then the minimum, maximum and null share.
-    row.elems.forEach((word, i) => shares.set(word, Number(row.freqs?.[i] ?? 0)));
-    return shares;
+    if (row?.elems && row.freqs) return sharesOf([row]);
+    return sharesOf(await shardStats(sql, this.schema));
   }
+}
+
+interface StatsRow {
+  elems: string[] | null;
+  freqs: number[] | null;
+  n: number | null;
+}
+
+/**
+ * The shares over statistics of one table or of its shards: a word's share is the row-weighted
+ * mean of its shares (0 where a shard does not list it, i.e. it is below that shard's least common
+ * listed word). Null under {@link TERM_SHARE_MIN_ROWS} rows or without statistics.
+ */
+function sharesOf(parts: readonly StatsRow[]): TermShares {
+  const listed = parts.filter((p) => p.elems && p.freqs && (p.n ?? 0) > 0);
+  const total = listed.reduce((sum, p) => sum + (p.n ?? 0), 0);
+  if (listed.length === 0 || total < TERM_SHARE_MIN_ROWS) return null;
+  const shares = new Map<string, number>();
+  for (const p of listed) {
+    // most_common_elem_freqs has one share per element, then the minimum, maximum and null share.
+    const weight = (p.n ?? 0) / total;
+    p.elems?.forEach((word, i) => shares.set(word, (shares.get(word) ?? 0) + Number(p.freqs?.[i] ?? 0) * weight));
+  }
+  return shares;
+}
+
+/**
+ * On a Citus coordinator the distributed table holds no rows and no statistics; each shard on
+ * its worker has its own (its ANALYZE, autovacuum's there). Read them all — one fan-out to every
+ * shard, once per cache period. Empty anywhere else.
+ */
+async function shardStats(sql: SqlQueries, schema: string): Promise<StatsRow[]> {
+  const distributed = await sql.all<{ rel: string | null }>(
+    `SELECT CASE WHEN to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN NULL
+                 ELSE (SELECT p.logicalrelid::regclass::text FROM pg_dist_partition p
+                        WHERE p.logicalrelid = to_regclass(format('%I.engram_memories', $1::text))) END AS rel`,
+    [schema],
+  );
+  const rel = distributed[0]?.rel;
+  if (!rel) return [];
+  // %s is each shard's qualified name; the statistics of that shard on its worker, as JSON.
+  const command = `SELECT json_build_object('n', c.reltuples, 'elems', s.most_common_elems::text::text[], 'freqs', s.most_common_elem_freqs)
+      FROM pg_class c LEFT JOIN pg_stats s ON s.schemaname = c.relnamespace::regnamespace::name AND s.tablename = c.relname AND s.attname = 'fts'
+     WHERE c.oid = '%s'::regclass`;
+  const results = await sql.all<{ success: boolean; result: string }>(
+    `SELECT success, result FROM run_command_on_shards($1::regclass, $2)`,
+    [rel, command],
+  );
+  return results.filter((r) => r.success).map((r) => JSON.parse(r.result) as StatsRow);
 }

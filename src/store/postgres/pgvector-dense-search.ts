@@ -1,8 +1,9 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
+import type { SelectedMemory } from '../memory-from-columns.js';
 import type { DenseCandidate, DenseQuery } from '../memory-store.js';
 import { filterWhere } from '../sql/filter-where.js';
 import type { PgDenseContext, PgDenseSearch, PgVectorColumn } from './pg-dense-search.js';
-import { CUTOVER_MIN, pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
+import { pgvectorDenseSearch, toPgVectorLiteral, type PgVectorSearchTuning } from './pgvector-dense.js';
 import {
   ensureDenseIndex,
   type DenseIndexReport,
@@ -67,27 +68,36 @@ export class PgVectorDenseSearch implements PgDenseSearch {
   async search(query: DenseQuery, unit: Float32Array): Promise<DenseCandidate[]> {
     const { dialect, names, runner } = this.context;
     const params = dialect.params();
+    const where = filterWhere(query.filter, dialect, params);
+    // The cut-over counts the scope regardless of its validity instant (usually "now": a new one each query).
+    const sizeParams = dialect.params();
+    const sizeScope =
+      query.filter.validAt === undefined
+        ? undefined
+        : {
+            where: filterWhere({ ...query.filter, validAt: undefined }, dialect, sizeParams),
+            params: sizeParams.values,
+          };
     const request = {
-      where: filterWhere(query.filter, dialect, params),
+      where,
       params: params.values,
+      sizeScope,
       space: { model: query.model, dim: unit.length },
       vector: query.vector,
       limit: query.limit,
       maxRows: query.filter.ids === undefined ? undefined : new Set(query.filter.ids).size,
+      toMemory: query.withRows ? (row: SelectedMemory) => dialect.toMemory(row) : undefined,
     };
     const tuning = { ...this.options.tuning, scopeSizes: this.scopeSizes };
-    // A search among a few given ids (recall scoring its lexical-only candidates) is one exact
-    // statement: no transaction, count or settings (on Citus each is another trip to a worker).
-    if (request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN) {
-      const found = await runner.read('denseSearch', (sql) =>
-        pgvectorDenseSearch(sql, names, this.options.caps, request, tuning),
-      );
-      return found.candidates;
-    }
-    const result = await runner.transaction(
-      'denseSearch',
-      (sql) => pgvectorDenseSearch(sql, names, this.options.caps, request, tuning),
-      { idempotent: true },
+    // No transaction around the search: each statement stands alone, and only an HNSW walk needs
+    // one for its SET LOCALs. On one server the walk is sent with them as one query; on Citus that
+    // form fails on the worker (a nested distributed execution), so there the walk opens its own
+    // (BEGIN and the settings in one trip, the walk, COMMIT; the settings are propagated with
+    // citus.propagate_set_commands). A search among a few given ids (recall scoring its
+    // lexical-only candidates) and a small scope's exact scan are one statement everywhere.
+    const transaction = this.options.caps.citus ? 'own' : 'one-query';
+    const result = await runner.read('denseSearch', (sql) =>
+      pgvectorDenseSearch(sql, names, this.options.caps, { ...request, transaction }, tuning),
     );
     return result.candidates;
   }

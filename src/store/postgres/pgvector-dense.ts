@@ -19,10 +19,13 @@
  *   worker that runs the query (`citus.propagate_set_commands = 'local'`): `set_config()` and a
  *   plain `SET LOCAL` would stay on the coordinator.
  */
+import type { Memory } from '../../model/memory.js';
 import { unitVector } from '../../vector/unit-cosine.js';
+import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type { DenseCandidate } from '../memory-store.js';
 import type { SqlQueries } from '../sql/query-runner.js';
 import { scoreVectorRows, type VectorRow } from '../sql/vector-rows.js';
+import { inlineParams } from './pg-inline-params.js';
 import { quoteIdent, quoteLiteral, type PgNames } from './pg-names.js';
 import { denseIndexName, denseIndexShape, type EmbeddingSpace, type PgVectorCapabilities } from './pgvector-indexes.js';
 import type { ScopeSizeCache } from './scope-size-cache.js';
@@ -66,6 +69,24 @@ export interface PgVectorSearchRequest {
   limit: number;
   /** An upper bound on the rows the filter can match (an explicit id list), when the caller knows one. */
   maxRows?: number | undefined;
+  /**
+   * The scope the cut-over counts and remembers, when it differs from `where` (its own $1 …
+   * parameters): the filter without its `validAt` instant, which changes with every query and
+   * would make every search count again. Counting more rows than `where` matches only moves the
+   * path, never the results (a short index scan falls back to the exact one). @default `where`
+   */
+  sizeScope?: { where: string; params: unknown[] } | undefined;
+  /**
+   * Where the HNSW walk's `SET LOCAL`s live. 'caller': `sql` is inside the caller's transaction.
+   * Otherwise `sql` is outside any, and only the walk needs one (an exact scan is one statement):
+   * 'one-query' sends the settings and the walk as one simple-protocol query (values inlined as
+   * literals, pg-inline-params.ts; its implicit transaction scopes them) — one round trip;
+   * 'own' wraps the walk in BEGIN (with the settings) … COMMIT — three (on Citus, where the
+   * one-query form fails on the worker). @default 'caller'
+   */
+  transaction?: 'caller' | 'one-query' | 'own' | undefined;
+  /** Selects each candidate's whole row too, made into its `memory` (and `updatedAt`) by this. @default rows not read */
+  toMemory?: ((row: SelectedMemory) => Memory) | undefined;
 }
 
 /** How the candidates were found. */
@@ -118,7 +139,8 @@ function cutoverSql(names: PgNames, index: string, fetch: number, tuning: PgVect
 
 /**
  * Dense candidates of one scope. `sql` must be inside a transaction (the HNSW path uses
- * `SET LOCAL`), except for a request bounded by `maxRows` ≤ {@link CUTOVER_MIN} (always exact, one statement); `caps` from {@link detectPgVector}. The space must have an `embedding` column
+ * `SET LOCAL`), except with `transaction` 'one-query' or 'own', or for a request bounded by `maxRows` ≤ {@link CUTOVER_MIN}
+ * (always exact, one statement); `caps` from {@link detectPgVector}. The space must have an `embedding` column
  * and, for the HNSW path, its index (pgvector-indexes.ts); a space pgvector cannot index is
  * always scanned exactly.
  */
@@ -140,25 +162,36 @@ export async function pgvectorDenseSearch(
   const q = `$${params.length - 1}`;
   const lim = `$${params.length}`;
 
-  const select = `SELECT m.id AS id, m.vector AS vector, m.embed_dim AS embed_dim FROM ${names.memories} m WHERE ${base}`;
+  const { toMemory } = request;
+  const columns = toMemory
+    ? `${MEMORY_SELECT}, m.vector AS vector`
+    : 'm.id AS id, m.vector AS vector, m.embed_dim AS embed_dim';
+  const select = `SELECT ${columns} FROM ${names.memories} m WHERE ${base}`;
+  type Row = VectorRow & SelectedMemory;
+  const attach = toMemory
+    ? (row: Row): Partial<DenseCandidate> => {
+        const memory = toMemory(row);
+        return { memory, updatedAt: memory.updatedAt };
+      }
+    : undefined;
+  const score = (rows: Row[]): DenseCandidate[] => scoreVectorRows(rows, unit, limit, attach);
   const exact = async (): Promise<DenseCandidate[]> =>
-    scoreVectorRows(
-      await sql.all<VectorRow>(`${select} ORDER BY m.embedding <=> ${q}::vector, m.id LIMIT ${lim}`, params),
-      unit,
-      limit,
-    );
+    score(await sql.all<Row>(`${select} ORDER BY m.embedding <=> ${q}::vector, m.id LIMIT ${lim}`, params));
 
   const bounded = request.maxRows !== undefined && request.maxRows <= CUTOVER_MIN;
   if (shape.type === null || bounded) return { candidates: await exact(), path: 'exact' };
-  const cacheKey = `${names.memories}\u0000${base}\u0000${fetch}\u0000${JSON.stringify(params.slice(0, params.length - 2))}`;
+  const sized = request.sizeScope ?? { where: request.where, params: request.params };
+  const sizeParams = [...sized.params, space.model, space.dim];
+  const sizeBase = `${sized.where} AND m.embed_model = $${sizeParams.length - 1} AND m.embed_dim = $${sizeParams.length} AND m.embedding IS NOT NULL`;
+  const cacheKey = `${names.memories}\u0000${sizeBase}\u0000${fetch}\u0000${JSON.stringify(sizeParams)}`;
   let side = tuning.scopeSizes?.get(cacheKey);
   if (side === undefined) {
     const cutover = cutoverSql(names, denseIndexName(names.prefix, space), fetch, tuning);
     const counted = await sql.all<{ n: number; cutover: number }>(
       `WITH c AS (SELECT ${cutover} AS cutover)
-       SELECT (SELECT count(*)::int FROM (SELECT 1 FROM ${names.memories} m WHERE ${base} LIMIT (SELECT cutover + 1 FROM c)) AS s) AS n,
+       SELECT (SELECT count(*)::int FROM (SELECT 1 FROM ${names.memories} m WHERE ${sizeBase} LIMIT (SELECT cutover + 1 FROM c)) AS s) AS n,
               (SELECT cutover FROM c) AS cutover`,
-      params.slice(0, params.length - 2),
+      sizeParams,
     );
     const n = counted[0]?.n ?? 0;
     side = { small: n <= (counted[0]?.cutover ?? 0), n };
@@ -167,17 +200,32 @@ export async function pgvectorDenseSearch(
   if (side.small) return { candidates: await exact(), path: 'exact' };
   const n = side.n;
 
-  // One round trip for every setting (a multi-statement simple query; no parameters).
-  await sql.run(hnswSettings(caps, fetch, tuning).join('; '), []);
   const cast = `::${shape.type}(${space.dim})`;
-  const hnsw = await sql.all<VectorRow>(
-    `${select} AND ${shape.predicate} ORDER BY m.embedding${cast} <=> ${q}${cast} LIMIT ${lim}`,
-    params,
-  );
+  const statement = `${select} AND ${shape.predicate} ORDER BY m.embedding${cast} <=> ${q}${cast} LIMIT ${lim}`;
+  const settings = hnswSettings(caps, fetch, tuning).join('; ');
+  const mode = request.transaction ?? 'caller';
+  let hnsw: Row[];
+  if (mode === 'one-query') {
+    // The settings and the search in one simple query: its implicit transaction scopes SET LOCAL.
+    hnsw = await sql.all<Row>(`${settings}; ${inlineParams(statement, params)}`, []);
+  } else if (mode === 'own') {
+    await sql.run(`BEGIN; ${settings}`, []);
+    try {
+      hnsw = await sql.all<Row>(statement, params);
+    } catch (error) {
+      await Promise.resolve(sql.run('ROLLBACK', [])).catch(() => undefined);
+      throw error;
+    }
+    await sql.run('COMMIT', []);
+  } else {
+    // One round trip for every setting (a multi-statement simple query; no parameters).
+    await sql.run(settings, []);
+    hnsw = await sql.all<Row>(statement, params);
+  }
   // More than the cut-over's rows exist, so fewer than min(fetch, n) means the scan hit its cap.
   if (hnsw.length < Math.min(fetch, n)) {
-    await sql.run('SET LOCAL enable_sort = on', []);
+    if (mode === 'caller') await sql.run('SET LOCAL enable_sort = on', []);
     return { candidates: await exact(), path: 'hnsw-short-exact' };
   }
-  return { candidates: scoreVectorRows(hnsw, unit, limit), path: 'hnsw' };
+  return { candidates: score(hnsw), path: 'hnsw' };
 }

@@ -48,7 +48,7 @@ export interface PostgresStoreOptions {
    * Full-text queries leave out words held by more than this share of the memories (by the
    * planner's statistics; only on tables of 10,000 rows or more): `ts_rank` has no inverse
    * document frequency, so such words rank noise first and make the query rank most of the table
-   * (bench/store-fulltext.ts). `1` keeps every word. @default 0.05
+   * (bench/store-fulltext.ts). `1` keeps every word. @default 0.02
    */
   fullTextMaxShare?: number | undefined;
   /** Isolation level of write transactions. CockroachDB always runs SERIALIZABLE. @default 'read committed' */

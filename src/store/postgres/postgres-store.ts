@@ -10,7 +10,6 @@ import type {
   MemoryRecord,
   UsageEntry,
 } from '../memory-store.js';
-import { filterWhere, spaceWhere } from '../sql/filter-where.js';
 import { patchAssignments } from '../sql/memory-columns.js';
 import type { SqlQueries } from '../sql/query-runner.js';
 import type { SqlDialect } from '../sql/sql-dialect.js';
@@ -19,6 +18,7 @@ import { insertByUnnest, insertByValues } from './pg-batch-insert.js';
 import { createPgDialect } from './pg-dialect.js';
 import { appSideDenseSearch, type PgDenseContext, type PgDenseSearch } from './pg-dense-search.js';
 import { buildTsQuery, fullTextDocument } from './pg-full-text.js';
+import { pgLexicalStatement, type LexicalRow } from './pg-lexical-search.js';
 import { applyPgMigrations, type PgMigrationReport } from './pg-migrations.js';
 import { pgNames, type PgNames } from './pg-names.js';
 import { PgQueryRunner } from './pg-query-runner.js';
@@ -31,7 +31,7 @@ import type { PostgresStoreOptions } from './postgres-store-options.js';
 export type { PgVectorMode, PostgresStoreOptions } from './postgres-store-options.js';
 
 /** Words held by more than this share of the rows are left out of full-text queries (pg-term-shares.ts). */
-const DEFAULT_FULL_TEXT_MAX_SHARE = 0.05;
+const DEFAULT_FULL_TEXT_MAX_SHARE = 0.02;
 
 /** What `engram migrate` did on PostgreSQL: the schema report, the dense path and its indexes. */
 export interface PgStoreMigrationReport extends PgMigrationReport {
@@ -203,12 +203,9 @@ export class PostgresStore extends SqlMemoryStore {
     const shares = maxShare >= 1 ? null : await this.termShares.get();
     const tsquery = buildTsQuery(dropCommonTerms(query.terms, shares, maxShare));
     if (tsquery === null) return [];
-    const params = this.dialect.params();
-    const where = filterWhere(query.filter, this.dialect, params) + spaceWhere(query.space, params);
-    const q = `to_tsquery('simple', ${params.add(tsquery)})`;
-    const sql = `SELECT m.id AS id, ts_rank(m.fts, ${q})::float8 AS score FROM ${this.names.memories} m
-      WHERE ${where} AND m.fts @@ ${q} ORDER BY score DESC, m.id LIMIT ${params.add(query.limit)}`;
-    return this.runner.read('lexicalSearch', (s) => s.all<LexicalCandidate>(sql, params.values));
+    const statement = pgLexicalStatement(query, tsquery, { dialect: this.dialect, table: this.names.memories });
+    const rows = await this.runner.read('lexicalSearch', (s) => s.all<LexicalRow>(statement.sql, statement.params));
+    return statement.candidates(rows);
   }
 
   protected async closeConnection(): Promise<void> {

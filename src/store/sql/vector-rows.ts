@@ -40,19 +40,34 @@ export function compareDense(a: DenseCandidate, b: DenseCandidate): number {
 }
 
 /**
- * The exact top-`limit` of rows against a unit query vector, with the shared unit-vector cosine
- * (`src/vector/unit-cosine.ts`). Rows whose bytes are not `unit.length` float32 values (corrupt,
- * or of another dimension) are skipped, as dense search skips them on every backend.
+ * The shared unit-vector cosine (`src/vector/unit-cosine.ts`) of a stored vector with a unit
+ * query, or null when its bytes are not `unit.length` float32 values (corrupt, or of another
+ * dimension). `scratch` is a buffer of `unit.length` values.
  */
-export function scoreVectorRows(rows: Iterable<VectorRow>, unit: Float32Array, limit: number): DenseCandidate[] {
+export function storedCosine(row: VectorRow, unit: Float32Array, scratch: Float32Array): number | null {
+  if (row.vector.byteLength !== unit.length * 4) return null;
+  const v = decodeVector(row.vector, unit.length, row.id);
+  return unitVector(v, scratch) === null ? 0 : unitDot(scratch, unit);
+}
+
+/**
+ * The exact top-`limit` of rows against a unit query vector, with {@link storedCosine}. Rows it
+ * cannot score are skipped, as dense search skips them on every backend. `attach` adds what else
+ * the caller selected to each returned candidate (its row), only for the top `limit`.
+ */
+export function scoreVectorRows<R extends VectorRow>(
+  rows: Iterable<R>,
+  unit: Float32Array,
+  limit: number,
+  attach?: (row: R) => Partial<DenseCandidate>,
+): DenseCandidate[] {
   const scratch = new Float32Array(unit.length);
-  const scored: DenseCandidate[] = [];
+  const scored: Array<DenseCandidate & { row: R }> = [];
   for (const row of rows) {
-    if (row.vector.byteLength !== unit.length * 4) continue;
-    const v = decodeVector(row.vector, unit.length, row.id);
-    scored.push({ id: row.id, cosine: unitVector(v, scratch) === null ? 0 : unitDot(scratch, unit) });
+    const cosine = storedCosine(row, unit, scratch);
+    if (cosine !== null) scored.push({ id: row.id, cosine, row });
   }
-  return topK(scored, limit, compareDense);
+  return topK(scored, limit, compareDense).map(({ row, ...c }) => (attach ? { ...c, ...attach(row) } : c));
 }
 
 /**
