@@ -29,6 +29,13 @@ export interface ScrubSummary {
   vectorsDropped: number;
   /** Past history events whose snapshots held a value the policy masks, rewritten masked. */
   historyRedacted: number;
+  /**
+   * True when the store was compacted after the changes (`MemoryStore.compact`: on SQLite the
+   * overwritten values leave the file, its WAL and its full-text index), so nothing masked
+   * survives in freed space. False for a dry run, when nothing changed, or for a store without
+   * it (PostgreSQL: see docs/safety.md).
+   */
+  compacted: boolean;
 }
 
 /** Options of {@link scrubTenant}. */
@@ -130,6 +137,7 @@ export async function scrubTenant(store: MemoryStore, options: ScrubOptions): Pr
     reembedded: 0,
     vectorsDropped: 0,
     historyRedacted: 0,
+    compacted: false,
   };
   const clock = options.clock ?? (() => new Date());
   const filter = { scope: { tenant: options.tenant }, statuses: [...MEMORY_STATUSES] };
@@ -164,6 +172,11 @@ export async function scrubTenant(store: MemoryStore, options: ScrubOptions): Pr
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
   summary.historyRedacted += await redactDeleted(store, options);
+  // An update leaves the old row in freed pages, the WAL and FTS5's segments until they are rewritten.
+  if (!summary.dryRun && summary.changed + summary.historyRedacted > 0 && store.compact !== undefined) {
+    await store.compact();
+    summary.compacted = true;
+  }
   return summary;
 }
 

@@ -41,8 +41,12 @@ export interface FormationServiceDeps {
   /** Retries transient storage failures (busy database, serialization conflicts) of a write. @default none */
   withRetry?: (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
   onEvent?: FormationEventListener | undefined;
-  /** The write guard: turns are masked before they are stored, embedded or extracted from. @default none */
-  guard?: Pick<FormationGuard, 'turns'> | undefined;
+  /**
+   * The write guard: turns are masked before they are stored, embedded or extracted from, and
+   * the operations the LLMs propose before they are embedded and written, and the neighbour
+   * queries (candidates' texts) before they are embedded. @default none
+   */
+  guard?: Pick<FormationGuard, 'turns' | 'operations' | 'query'> | undefined;
 }
 
 /**
@@ -85,6 +89,7 @@ export class FormationService {
               owner: `${process.pid}-${randomBytes(4).toString('hex')}`,
               retry: config.retry,
               onEvent: deps.onEvent,
+              guard: deps.guard,
             },
             config.worker,
           )

@@ -26,6 +26,15 @@ export interface FormationParts {
   onEvent?: FormationEventListener | undefined;
 }
 
+/**
+ * A candidate's text is an LLM's output, which may hold what the policy masks: the neighbour
+ * query (an embedding input) is masked as every recall query is.
+ */
+function maskedQueries(recall: NeighbourRecall, guard: FormationParts['guard']): NeighbourRecall {
+  if (guard === undefined) return recall;
+  return async (query, options) => recall(await guard.query(query, options.scope.tenant), options);
+}
+
 /** Resolves the options (CONFIG_ERROR for unusable ones) and starts formation (its worker too, when it has one). */
 export function openFormationService(parts: FormationParts): FormationService {
   const config = resolveFormation(parts.options, { embedder: parts.embedder, newId: parts.newId, env: parts.env });
@@ -33,7 +42,7 @@ export function openFormationService(parts: FormationParts): FormationService {
     {
       store: parts.store,
       embed: parts.embed,
-      neighbours: recallNeighbours(parts.recall),
+      neighbours: recallNeighbours(maskedQueries(parts.recall, parts.guard)),
       clock: parts.clock,
       limits: parts.limits,
       withRetry: parts.withRetry,

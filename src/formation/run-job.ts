@@ -4,7 +4,7 @@ import type { ApplyContext, ApplyResult, FormationStore } from './formation-stor
 import { NO_USAGE } from './llm-usage.js';
 import { factScope, windowOfJob } from './window-of-job.js';
 import type { FormationJob, JobError } from './work-queue.js';
-import { writeFormedWindow, type EmbedTexts } from './write-formed-window.js';
+import { writeFormedWindow, type EmbedTexts, type OperationsGuard } from './write-formed-window.js';
 
 export type { EmbedTexts } from './write-formed-window.js';
 
@@ -24,6 +24,8 @@ export interface RunJobDeps {
    * turns of the facts the window superseded (`superseded`). @default 'superseded'
    */
   archive?: 'formed' | 'superseded' | undefined;
+  /** The write guard over what the LLMs proposed (see `writeFormedWindow`). @default none */
+  guard?: OperationsGuard | undefined;
 }
 
 /** What a succeeded job did. */
@@ -113,6 +115,7 @@ export async function runJob(
       outcome.operations,
       context,
       signal,
+      deps.guard,
     );
     const turns = turnsToArchive(deps.archive ?? 'superseded', outcome, applied);
     const run: JobRun = { outcome, operations: outcome.operations.length };

@@ -1,5 +1,6 @@
 import type { EmbeddingInfo } from '../model/memory.js';
 import type { Scope } from '../model/scope.js';
+import type { FormationGuard } from '../safety/formation-guard.js';
 import type { ApplyContext, ApplyResult, FormationStore, OperationVector } from './formation-store.js';
 import type { FormationOp } from './operations.js';
 import type { FormationJob } from './work-queue.js';
@@ -42,13 +43,19 @@ async function vectorsFor(
   return out;
 }
 
+/** The write guard's part in formation's writes: what an LLM proposed, masked by the tenant's policy. */
+export type OperationsGuard = Pick<FormationGuard, 'operations'>;
+
 /**
- * The one place formed memories are written: embeds what a window's operations write and applies
- * them in the store's window transaction, which also marks the job succeeded (all or nothing);
- * answers the memories touched, after the change.
- * Every fact formation adds, refines, supersedes or confirms passes through here, so a check of
- * what may be written (the write-safety guard) belongs at the top of this function: refusing an
- * operation here means dropping it from `operations` before anything is embedded or stored.
+ * The one place formed memories are written: passes what a window's operations write through the
+ * write guard (masked by the tenant's policy like `add` and `update`; an operation the policy
+ * refuses is dropped and counted in the job's result as `dropped`), embeds the masked texts and
+ * applies the operations in the store's window transaction, which also marks the job succeeded
+ * (all or nothing); answers the memories touched, after the change. Every fact formation adds,
+ * refines, supersedes or confirms passes through here, so nothing an LLM proposed is written,
+ * embedded or reported unmasked.
+ *
+ * @param guard @default none (nothing masked: for stores written without a facade)
  */
 export async function writeFormedWindow(
   store: FormationStore,
@@ -57,8 +64,19 @@ export async function writeFormedWindow(
   operations: FormationOp[],
   context: ApplyContext,
   signal?: AbortSignal,
+  guard?: OperationsGuard,
 ): Promise<ApplyResult> {
-  const vectors = await vectorsFor(operations, embed, context.scope);
+  let written = operations;
+  let completion = job;
+  if (guard !== undefined && operations.length > 0) {
+    const guarded = await guard.operations(operations, context.tenant);
+    written = guarded.operations;
+    if (guarded.dropped.length > 0) {
+      const result = { ...job.result, operations: written.length, dropped: guarded.dropped.length };
+      completion = { ...job, result };
+    }
+  }
+  const vectors = await vectorsFor(written, embed, context.scope);
   signal?.throwIfAborted();
-  return store.completeWindow(job, operations, vectors, context);
+  return store.completeWindow(completion, written, vectors, context);
 }

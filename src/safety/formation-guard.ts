@@ -1,7 +1,9 @@
 import { isEngramError } from '../model/errors.js';
-import type { FormationOp } from '../model/formation/operations.js';
+import type { FormationOp, SafetyReportPatch } from '../model/formation/operations.js';
+import type { JsonObject } from '../model/json.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
 import { applyWriteSafety } from './apply-write-safety.js';
+import { isCleanReport, safetyReportToJson, type SafetyReport } from './safety-report.js';
 import type { WriteGuard } from './write-guard.js';
 
 /** A turn about to be stored as an episode: its text is all the guard reads. */
@@ -49,7 +51,16 @@ export class FormationGuard {
     });
   }
 
-  /** A window's operations with every string they write masked, each memory's report in its metadata. */
+  /** A query formation recalls with (a candidate's text): masked as `recall` masks its query. */
+  query(text: string, tenant: string): Promise<string> {
+    return this.guard.query(text, tenant);
+  }
+
+  /**
+   * A window's operations with every string they write masked, as `add` / `update` mask them: an
+   * added memory's report in its metadata, an update's or new evidence's report in the operation
+   * (`safety`), which the store merges into the memory's report in the window's transaction.
+   */
   async operations(operations: readonly FormationOp[], tenant: string): Promise<GuardedOperations> {
     const policy = await this.guard.policy(tenant);
     const out: GuardedOperations = { operations: [], dropped: [] };
@@ -72,6 +83,12 @@ export class FormationGuard {
   }
 }
 
+/** The report on what an operation writes, for the store to merge into the memory's own. */
+function reportPatch(report: SafetyReport, replaces: string[]): SafetyReportPatch {
+  const json = safetyReportToJson(report);
+  return { replaces, items: json.items as JsonObject[], flags: json.flags as JsonObject[] };
+}
+
 function guardOp(op: FormationOp, guard: WriteGuard, policy: Parameters<WriteGuard['inputs']>[1]): FormationOp {
   switch (op.op) {
     case 'add': {
@@ -79,14 +96,19 @@ function guardOp(op: FormationOp, guard: WriteGuard, policy: Parameters<WriteGua
       return memory === op.memory ? op : { ...op, memory: memory as typeof op.memory };
     }
     case 'update': {
-      const { input } = applyWriteSafety({ ...op.patch, sources: op.addSources }, policy, { field: `update ${op.id}` });
+      const { input, report } = applyWriteSafety({ ...op.patch, sources: op.addSources }, policy, {
+        field: `update ${op.id}`,
+      });
       const patch = { ...op.patch, text: input.text, key: input.key, tags: input.tags as string[] | undefined };
       for (const name of ['text', 'key', 'tags'] as const) if (op.patch[name] === undefined) delete patch[name];
-      return { ...op, patch, addSources: [...(input.sources ?? [])] };
+      // What the replaced fields held before is no longer there: their entries go, the new ones come.
+      const replaces = (['text', 'key', 'tags'] as const).filter((name) => op.patch[name] !== undefined);
+      return { ...op, patch, addSources: [...(input.sources ?? [])], safety: reportPatch(report, replaces) };
     }
     case 'attach-evidence': {
-      const { input } = applyWriteSafety({ sources: op.addSources }, policy, { field: `evidence ${op.id}` });
-      return input.sources === op.addSources ? op : { ...op, addSources: [...(input.sources ?? [])] };
+      const { input, report } = applyWriteSafety({ sources: op.addSources }, policy, { field: `evidence ${op.id}` });
+      if (input.sources === op.addSources && isCleanReport(report)) return op;
+      return { ...op, addSources: [...(input.sources ?? [])], safety: reportPatch(report, []) };
     }
     default:
       return op;

@@ -5,14 +5,16 @@
  * trie of alternations (`\b(?:i(?:gnor|nstruc)|…)|<…`), with one `\b` before the word-start
  * ones: the fastest V8 form we measured (a flat alternation is 15% slower, the trie without the
  * `\b` 60% slower, a `\b` before each alternative 3–6 times slower, a scan by hand in JavaScript
- * 2–3 times slower).
+ * 2–3 times slower, one `indexOf` per literal twice as slow). A match names its literals without
+ * reading the text again: see {@link LiteralIndex.find}.
  */
 export class LiteralIndex {
   readonly #pattern: RegExp;
-  readonly #valuesOf = new Map<string, number[]>();
-  readonly #byFirst = new Map<string, string[]>();
-  /** Literals that match only at a word start. */
-  readonly #wordStart = new Set<string>();
+  /** Each literal → its values and those of every literal a match of it also proves present. */
+  readonly #closure = new Map<string, number[]>();
+  /** Each word-start literal → the literals that count anywhere and extend it (`pass` → `password`). */
+  readonly #extensions = new Map<string, Array<{ key: string; values: number[] }>>();
+  readonly #wordKeys: ReadonlySet<string>;
   readonly #size: number;
 
   /**
@@ -21,26 +23,37 @@ export class LiteralIndex {
    */
   constructor(size: number, entries: Iterable<readonly [literal: string, value: number, wordStart?: boolean]>) {
     this.#size = size;
+    const valuesOf = new Map<string, number[]>();
+    const atWordStart = new Set<string>();
     for (const [literal, value, wordStart] of entries) {
       if (literal === '' || value < 0 || value >= size)
         throw new RangeError(`bad literal entry ${JSON.stringify(literal)} → ${value}`);
       const key = literal.toLowerCase();
-      if (wordStart === true && isWordChar(key.charCodeAt(0))) this.#wordStart.add(key);
-      const values = this.#valuesOf.get(key);
-      if (values === undefined) this.#valuesOf.set(key, [value]);
+      if (wordStart === true && isWordChar(key.charCodeAt(0))) atWordStart.add(key);
+      const values = valuesOf.get(key);
+      if (values === undefined) valuesOf.set(key, [value]);
       else if (!values.includes(value)) values.push(value);
     }
-    for (const key of this.#valuesOf.keys()) {
-      const first = key[0] as string;
-      this.#byFirst.set(first, [...(this.#byFirst.get(first) ?? []), key]);
+    this.#wordKeys = atWordStart;
+    const keys = [...valuesOf.keys()];
+    const wordKeys = keys.filter((key) => atWordStart.has(key));
+    const anywhere = keys.filter((key) => !atWordStart.has(key));
+    // The trie's branches differ in their next character and each optional tail is greedy, so a
+    // match is the longest literal of its branch at its position, and every other literal there
+    // is a prefix of it — or, for a word-start match, an anywhere literal that extends it.
+    for (const key of keys) {
+      const proven = new Set<number>();
+      const prefixes = atWordStart.has(key) ? keys : anywhere;
+      for (const other of prefixes)
+        if (key.startsWith(other)) for (const v of valuesOf.get(other) as number[]) proven.add(v);
+      this.#closure.set(key, [...proven]);
     }
-    const keys = [...this.#valuesOf.keys()];
+    for (const key of wordKeys) {
+      const longer = anywhere.filter((other) => other.length > key.length && other.startsWith(key));
+      if (longer.length > 0) this.#extensions.set(key, longer.map((k) => ({ key: k, values: valuesOf.get(k) as number[] })));
+    }
     // `\b` once before the trie of word-start literals: V8 then skips every position inside a word.
-    const atWordStart = keys.filter((key) => this.#wordStart.has(key));
-    const anywhere = keys.filter((key) => !this.#wordStart.has(key));
-    const alternatives = [atWordStart.length > 0 ? `\\b${trie(atWordStart)}` : '', trie(anywhere)].filter(
-      (a) => a !== '',
-    );
+    const alternatives = [wordKeys.length > 0 ? `\\b${trie(wordKeys)}` : '', trie(anywhere)].filter((a) => a !== '');
     this.#pattern = new RegExp(alternatives.join('|'), 'gi');
   }
 
@@ -52,20 +65,36 @@ export class LiteralIndex {
     // One shared expression, restarted here: `find` never runs inside another `find`.
     const pattern = this.#pattern;
     pattern.lastIndex = 0;
-    let lower: string | null = null;
     let found: Uint8Array | null = null;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const at = match.index;
       pattern.lastIndex = at + 1;
-      lower ??= text.toLowerCase();
-      const midWord = at > 0 && isWordChar(lower.charCodeAt(at - 1));
-      for (const key of this.#byFirst.get(lower[at] as string) ?? []) {
-        if ((midWord && this.#wordStart.has(key)) || !lower.startsWith(key, at)) continue;
-        found ??= new Uint8Array(this.#size);
-        for (const value of this.#valuesOf.get(key) as number[]) found[value] = 1;
+      const key = match[0].toLowerCase();
+      const values = this.#closure.get(key);
+      found ??= new Uint8Array(this.#size);
+      if (values === undefined) {
+        // `toLowerCase` and `/i` fold a few characters differently (the Kelvin sign): read it slowly.
+        this.#slowly(text, at, found);
+        continue;
       }
+      for (const value of values) found[value] = 1;
+      const longer = this.#extensions.get(key);
+      if (longer === undefined) continue;
+      for (const extension of longer)
+        if (text.slice(at, at + extension.key.length).toLowerCase() === extension.key)
+          for (const value of extension.values) found[value] = 1;
     }
     return found;
+  }
+
+  /** Every literal at `at` of `text`, each checked against the lowered text. */
+  #slowly(text: string, at: number, found: Uint8Array): void {
+    const rest = text.slice(at).toLowerCase();
+    const midWord = at > 0 && isWordChar(text.slice(at - 1, at).toLowerCase().charCodeAt(0));
+    for (const [key, values] of this.#closure) {
+      if (!rest.startsWith(key) || (midWord && this.#wordKeys.has(key))) continue;
+      for (const value of values) found[value] = 1;
+    }
   }
 }
 

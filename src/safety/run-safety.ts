@@ -11,16 +11,7 @@ import type { SensitiveCategory } from './sensitive-category.js';
 /** Tool memories hold tool calls by nature; the guard does not flag their syntax. */
 const TOOL_TYPES = new Set(['ToolSchemaMemory', 'ToolTrajectoryMemory']);
 
-/**
- * The fields a model may be shown (context block, summaries, reasoner lines, rerank documents):
- * the poisoning guard reads these. Metadata and source ids / URLs are searched for sensitive
- * data like every field, but never put into a prompt, so an instruction there instructs nobody.
- */
-export function isModelFacing(field: string): boolean {
-  if (field === 'text' || field === 'summary' || field === 'background' || field === 'key' || field.startsWith('tags['))
-    return true;
-  return field.startsWith('sources[') && (field.endsWith('.content') || field.endsWith('.title'));
-}
+export { isModelFacing } from './memory-fields.js';
 
 /** One pass of the policy over a memory, shared by the write path and scrubbing. */
 export interface SafetyPass<T> {
@@ -28,6 +19,36 @@ export interface SafetyPass<T> {
   report: SafetyReport;
   /** Categories the policy rejects, with the fields they were in (empty when none). */
   rejected: Array<{ field: string; category: SensitiveCategory }>;
+}
+
+/** Strings shorter than this are not worth remembering: detection refuses them at once. */
+const MIN_REMEMBERED = 6;
+
+/**
+ * The last results of one pass, by string: a memory often repeats one (its key, a source id and a
+ * metadata id; a chat source's content and its text). A few slots compared with `===` cost less
+ * than hashing every string into a Map.
+ */
+class Recent<V> {
+  #keys: string[] = [];
+  #values: V[] = [];
+
+  get(key: string): V | undefined {
+    const keys = this.#keys;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) return this.#values[i];
+    return undefined;
+  }
+
+  set(key: string, value: V): V {
+    if (key.length < MIN_REMEMBERED) return value;
+    if (this.#keys.length >= 8) {
+      this.#keys.shift();
+      this.#values.shift();
+    }
+    this.#keys.push(key);
+    this.#values.push(value);
+    return value;
+  }
 }
 
 /**
@@ -46,19 +67,17 @@ export function runSafety<T extends SafetyFields>(
   const rejected: SafetyPass<T>['rejected'] = [];
   if (!policy.enabled) return { value: target, report, rejected };
   const compiled = compilePolicy(policy);
+  const detects = compiled.detects;
   const guard = policy.poisoning.action !== 'off';
-  const seen = new Map<string, readonly Finding[]>();
-  const verdicts = new Map<string, GuardVerdict>();
+  const seen = new Recent<readonly Finding[]>();
+  const verdicts = new Recent<GuardVerdict>();
   const guardOptions = { threshold: policy.poisoning.threshold, allowToolSyntax: TOOL_TYPES.has(target.type ?? '') };
   const value = mapMemoryStrings(
     target,
-    (text, field) => {
+    (text, field, modelFacing) => {
       let out = text;
-      const guarded = guard && isModelFacing(field);
-      if (compiled.detects) {
-        // A memory often repeats a string (its key, a source id and a metadata id): detect once.
-        let findings = seen.get(text);
-        if (findings === undefined) seen.set(text, (findings = detectSensitive(text, compiled.detect)));
+      if (detects) {
+        const findings = seen.get(text) ?? seen.set(text, detectSensitive(text, compiled.detect));
         if (findings.length > 0) {
           const outcome = maskText(text, findings, policy.actions, maskRejected);
           for (const f of outcome.rejected) rejected.push({ field, category: f.category });
@@ -69,10 +88,8 @@ export function runSafety<T extends SafetyFields>(
           out = outcome.text;
         }
       }
-      if (guarded) {
-        // Text and a chat source's content are often the same words: read them once.
-        let verdict = verdicts.get(out);
-        if (verdict === undefined) verdicts.set(out, (verdict = checkInstructions(out, guardOptions)));
+      if (guard && modelFacing) {
+        const verdict = verdicts.get(out) ?? verdicts.set(out, checkInstructions(out, guardOptions));
         if (verdict.flagged) {
           report.flags.push({
             field,

@@ -1,3 +1,4 @@
+import { topField } from '../model/formation/safety-report-patch.js';
 import type { JsonObject, JsonValue } from '../model/json.js';
 import { SAFETY_METADATA_KEY } from './memory-fields.js';
 import { emptyReport, isCleanReport, safetyReportToJson, type SafetyReport } from './safety-report.js';
@@ -47,11 +48,8 @@ export function readStoredReport(metadata: JsonObject | null | undefined): Safet
   return report;
 }
 
-/** The top-level memory field a report path belongs to: `tags[2]` → `tags`, `metadata.a.b` → `metadata`. */
-export function topField(path: string): string {
-  const end = path.search(/[.[]/);
-  return end === -1 ? path : path.slice(0, end);
-}
+/** The top-level memory field a report path belongs to (shared with formation's report patches). */
+export { topField } from '../model/formation/safety-report-patch.js';
 
 /**
  * `next` over `previous`: entries of `previous` in the top-level fields `replaced` (a patch's

@@ -220,6 +220,13 @@ export interface MemoryStore {
   /** Adds 1 to the use count of each id and sets its last-used time. */
   recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
   /**
+   * Optional. Rewrites the storage so that what updates and deletes overwrote no longer lies in
+   * it (SQLite: FTS5's merged-away postings, the file's free pages, the WAL); `engram scrub`
+   * calls it after it masked something. Slow (the whole database is rewritten) and exclusive
+   * while it runs.
+   */
+  compact?(): Promise<void>;
+  /**
    * Optional. Sets use counts and last-used times exactly (data import, `engram import`); ids not
    * in the tenant are ignored. Without it, importers replay usage through {@link recordUsage}.
    */

@@ -52,4 +52,39 @@ describe('LiteralIndex', () => {
       expect(found(idx, text), text).toEqual(literals.flatMap((l, i) => (lower.includes(l) ? [i] : [])));
     }
   });
+
+  it('agrees with a plain search for word-start and anywhere literals mixed, prefixes included', () => {
+    const literals: Array<[string, boolean]> = [
+      ['ab', true],
+      ['abc', true],
+      ['abca', true],
+      ['b-c', true],
+      ['ca', false],
+      ['bc', true],
+      ['(x', true],
+      ['x)', false],
+      ['c.', true],
+      // Anywhere literals that extend word-start ones.
+      ['abcx', false],
+      ['b-c.', false],
+    ];
+    const idx = new LiteralIndex(
+      literals.length,
+      literals.map(([l, w], i) => [l, i, w] as const),
+    );
+    const isWord = (ch: string | undefined): boolean => ch !== undefined && /[a-z0-9_]/.test(ch);
+    const r = mulberry32(7);
+    for (let n = 0; n < 1000; n++) {
+      let text = '';
+      for (let i = 0; i < 24; i++) text += 'abcABC-.()x _'[Math.floor(r() * 13)];
+      const lower = text.toLowerCase();
+      const expected = literals.flatMap(([l, wordStart], i) => {
+        for (let at = lower.indexOf(l); at !== -1; at = lower.indexOf(l, at + 1)) {
+          if (!wordStart || !/[a-z0-9_]/.test(l[0] as string) || !isWord(lower[at - 1])) return [i];
+        }
+        return [];
+      });
+      expect(found(idx, text), text).toEqual(expected);
+    }
+  });
 });

@@ -5,7 +5,7 @@
  * the past history snapshots (also of deleted memories) so no planted value is left in the
  * store's API, its export or its full-text index, and a second run changes nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -133,7 +133,16 @@ describe('engram scrub', () => {
       flagged: 1,
       reembedded: 2,
       vectorsDropped: 0,
+      compacted: true,
     });
+    // The raw bytes: no masked value of tenant acme is left in the file, its WAL or FTS5's
+    // segments (the other tenant still holds its key, so OPENAI is not searched for).
+    const bytes = [db, `${db}-wal`]
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('\n');
+    expect(bytes).toContain('[secret:openai]');
+    for (const p of [CARD, GITHUB, EMAIL]) expect(bytes, p).not.toContain(p);
 
     const after = await everything();
     for (const p of PLANTED) expect(after, p).not.toContain(p);
@@ -177,7 +186,13 @@ describe('engram scrub', () => {
   it('a second run changes nothing', async () => {
     const before = await everything();
     const run = await cli('--json', 'scrub', '-q', '--data-dir', dataDir, '--embedder', 'http:model-a');
-    expect(JSON.parse(run.out)).toMatchObject({ scanned: 4, changed: 0, masked: {}, historyRedacted: 0 });
+    expect(JSON.parse(run.out)).toMatchObject({
+      scanned: 4,
+      changed: 0,
+      masked: {},
+      historyRedacted: 0,
+      compacted: false,
+    });
     expect(await everything()).toBe(before);
   });
 });

@@ -32,6 +32,7 @@ function describe(tenant: string, s: ScrubSummary): string {
       ? []
       : [
           `re-embedded: ${s.reembedded}, vectors dropped: ${s.vectorsDropped}${s.vectorsDropped > 0 ? ' (run engram reembed)' : ''}`,
+          `storage compacted: ${s.compacted ? 'yes' : 'no'}`,
         ]),
   ].join('\n');
 }

@@ -3,6 +3,7 @@ import type { EmbeddingInfo, Memory, MemorySource } from '../memory.js';
 import type { ApplyContext } from './formation-store.js';
 import type { HistoryEvent, HistoryEventKind, MemorySnapshot } from './history.js';
 import type { FormationOp, NewMemory } from './operations.js';
+import { applySafetyReportPatch, type SafetyReportPatch } from './safety-report-patch.js';
 import { isCurrent, validFromOf, type Validity } from './temporal.js';
 
 /** A memory with every validity field, as a phase-2 store holds it. */
@@ -33,6 +34,22 @@ function conflict(message: string, id: string): never {
 function mergeSources(old: MemorySource[], added: MemorySource[]): MemorySource[] {
   const seen = new Set(old.map((s) => `${s.type}\u0000${s.id ?? ''}`));
   return [...old, ...added.filter((s) => !seen.has(`${s.type}\u0000${s.id ?? ''}`))];
+}
+
+/** The memory's sources with `added` merged in, and its metadata with the guard's report for what the operation wrote. */
+function withEvidence(
+  before: StoredMemory,
+  added: MemorySource[],
+  safety: SafetyReportPatch | undefined,
+): Pick<StoredMemory, 'sources' | 'metadata'> {
+  const sources = mergeSources(before.sources, added);
+  if (safety === undefined) return { sources, metadata: before.metadata };
+  const kept = sources.slice(before.sources.length);
+  const metadata = applySafetyReportPatch(before.metadata, safety, (j) => {
+    const at = kept.indexOf(added[j] as MemorySource);
+    return at === -1 ? null : before.sources.length + at;
+  });
+  return { sources, metadata };
 }
 
 function created(memory: NewMemory, context: ApplyContext): StoredMemory {
@@ -82,18 +99,18 @@ function applyOne(
     return {
       kind: 'confirmed',
       before,
-      after: { ...before, sources: mergeSources(before.sources, op.addSources), updatedAt: context.at },
+      after: { ...before, ...withEvidence(before, op.addSources, op.safety), updatedAt: context.at },
     };
   }
   const before = target(state, op.id, op.baseVersion);
   if (op.op === 'update') {
     const patch = Object.fromEntries(Object.entries(op.patch).filter(([, v]) => v !== undefined));
-    const sources = mergeSources(before.sources, op.addSources);
+    const evidence = withEvidence(before, op.addSources, op.safety);
     const embedding = embeddings.get(op.id)?.embedding ?? before.embedding;
     return {
       kind: 'updated',
       before,
-      after: { ...before, ...patch, sources, embedding, version: before.version + 1, updatedAt: context.at },
+      after: { ...before, ...patch, ...evidence, embedding, version: before.version + 1, updatedAt: context.at },
     };
   }
   const successor = state.get(op.successorId);

@@ -58,7 +58,15 @@ export interface FormationJob extends JobWindow {
   lease: { owner: string; until: string } | null;
   lastError: JobError | null;
   /** Filled on success. */
-  result: { candidates: number; operations: number; extraction: LlmUsage; consolidation: LlmUsage } | null;
+  result: {
+    candidates: number;
+    /** Operations written. */
+    operations: number;
+    /** Operations the write-safety policy refused (never written); absent when none. */
+    dropped?: number | undefined;
+    extraction: LlmUsage;
+    consolidation: LlmUsage;
+  } | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;

@@ -10,12 +10,12 @@ const CANDIDATE = /(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})((?:[ -]?[A-Za-z0-9]){8,3
 /**
  * IBANs: the country's registered length (ISO 13616, via ibantools' country table), its BBAN
  * format and the mod-97 check. The candidate is cut to the country's length, so the words after
- * an IBAN never join it.
+ * an IBAN never join it. `from`: where to start looking (no IBAN starts before it). @default 0
  */
-export function detectIbans(text: string): Finding[] {
+export function detectIbans(text: string, from = 0): Finding[] {
   const out: Finding[] = [];
   const pattern = CANDIDATE;
-  pattern.lastIndex = 0;
+  pattern.lastIndex = from;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     // The candidate may run on into the next words; resume right after what was used.
     pattern.lastIndex = match.index + 1;

@@ -75,6 +75,7 @@ function assertWindow(
       textArgument(op.id, 'operation.id');
       if (op.op === 'update') assertMemoryFields({ ...op.patch, sources: op.addSources }, op.id);
       if (op.op === 'attach-evidence') assertMemoryFields({ sources: op.addSources }, op.id);
+      if (op.op !== 'supersede' && op.safety !== undefined) assertStorableJson(op.safety, 'operation.safety');
       if (op.op === 'supersede') {
         textArgument(op.successorId, 'operation.successorId');
         instantArgument(op.validTo, 'operation.validTo');
@@ -131,6 +132,8 @@ function changeOf(before: Memory, after: StoredMemory): RowPatch {
   if (after.key !== before.key) patch.key = after.key;
   if (JSON.stringify(after.tags) !== JSON.stringify(before.tags)) patch.tags = after.tags;
   if (JSON.stringify(after.sources) !== JSON.stringify(before.sources)) patch.sources = after.sources;
+  // The write guard's report on what the operation wrote (`metadata.engramSafety`).
+  if (JSON.stringify(after.metadata) !== JSON.stringify(before.metadata)) patch.metadata = after.metadata;
   if (after.validTo !== before.validTo) patch.validTo = canonicalOrNull(after.validTo);
   if (after.supersededBy !== before.supersededBy) patch.supersededBy = after.supersededBy;
   return patch;

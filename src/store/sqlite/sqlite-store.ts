@@ -162,6 +162,27 @@ export class SqliteStore extends SqlMemoryStore {
     });
   }
 
+  /**
+   * Optional method of the contract: FTS5 `optimize` (one merged segment, so the postings of
+   * rewritten and deleted rows are gone, not only tombstoned), `VACUUM` (the file rebuilt: no
+   * free page keeps an old row), then `wal_checkpoint(TRUNCATE)` (the WAL, which VACUUM wrote
+   * through, emptied). A reader of another process that holds a transaction open keeps the WAL
+   * from being truncated: then this rejects with STORE_BUSY.
+   */
+  compact(): Promise<void> {
+    return this.guard('compact', () => {
+      this.db.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
+      this.db.exec('VACUUM');
+      if (this.options.path === ':memory:' || this.options.path === '') return;
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (result !== undefined && result.busy !== 0) {
+        throw new EngramError('STORE_BUSY', 'another connection kept the WAL from being truncated; run it again', {
+          isRetryable: true,
+        });
+      }
+    });
+  }
+
   private vectorCache(): VectorCache | null {
     if (this.lazyCache === null && this.options.vectorCache) {
       const cache: VectorCache = new VectorCache(this.db, {
