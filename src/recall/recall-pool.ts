@@ -3,7 +3,8 @@ import type { MemoryStore } from '../store/memory-store.js';
 import type { ChannelRows } from './recall-channels.js';
 import { newCandidate, type RecallCandidate } from './recall-candidate.js';
 import type { Memory } from '../model/memory.js';
-import { poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import type { PoolDocument } from './pool-document.js';
+import { readPoolDocuments } from './read-pool-documents.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
 
@@ -55,10 +56,9 @@ export async function scoreLexicalOnly(
 }
 
 /**
- * The pool document of every candidate (its tokens, and for a profile that reads context its
- * context and speakers). Documents the cache knows (by id and last update, when the store reports
- * it) are reused; the rest are read — texts only when the profile needs nothing else, whole rows
- * otherwise — and remembered. A candidate that could not be read (deleted meanwhile) has no entry.
+ * The pool document of every candidate (see {@link readPoolDocuments}: from the cache by id and
+ * last update when the store reported it, else read and remembered). A candidate that could not
+ * be read (deleted meanwhile) has no entry; a read one learns its last update.
  */
 export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
@@ -68,32 +68,16 @@ export async function candidateDocuments(
   /** Whole rows read on the way, by id (the hits need no second read). */
   rowsRead?: Map<string, Memory>,
 ): Promise<Map<string, PoolDocument>> {
-  const { store } = deps;
+  const candidates = [...byId.values()];
   const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
+  const updates = new Map<string, string>();
+  const found = await readPoolDocuments(deps.store, tenant, candidates, profile, cache, rowsRead, updates);
   const documents = new Map<string, PoolDocument>();
-  const unknown: string[] = [];
-  for (const c of byId.values()) {
-    const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
-    if (cached) documents.set(c.id, cached);
-    else unknown.push(c.id);
-  }
-  if (unknown.length === 0) return documents;
-  const remember = (id: string, updatedAt: string, make: () => PoolDocument): void => {
-    const entry = byId.get(id);
-    if (!entry) return;
-    entry.updatedAt = updatedAt;
-    documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
-  };
-  if (profile.fusion === 'spread' || !store.getTexts) {
-    const rows = await store.get(tenant, unknown);
-    for (const m of rows) {
-      rowsRead?.set(m.id, m);
-      remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
-    }
-  } else {
-    for (const t of await store.getTexts(tenant, unknown)) {
-      remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
-    }
-  }
+  candidates.forEach((c, i) => {
+    const document = found[i];
+    if (document === undefined) return;
+    documents.set(c.id, document);
+    c.updatedAt = updates.get(c.id) ?? c.updatedAt;
+  });
   return documents;
 }

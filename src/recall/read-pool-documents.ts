@@ -1,8 +1,8 @@
-import type { Memory } from '../../model/memory.js';
-import { poolDocumentOf, textDocument, type PoolDocument } from '../../recall/pool-document.js';
-import type { RecallProfileSpec } from '../../recall/recall-profile.js';
-import type { TokenCacheView } from '../../recall/token-cache.js';
-import type { MemoryStore, MemoryText } from '../../store/memory-store.js';
+import type { Memory } from '../model/memory.js';
+import type { MemoryStore } from '../store/memory-store.js';
+import { poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import type { RecallProfileSpec } from './recall-profile.js';
+import type { TokenCacheView } from './token-cache.js';
 
 /** What is known of a candidate before its row is read. */
 export interface DocumentSource {
@@ -14,33 +14,33 @@ export interface DocumentSource {
 }
 
 /**
- * The pool document the fusion reads for each candidate (in the order given) — the core recall's
- * (`poolDocumentOf`: tokens, and for the spread fusion context and speakers): from the cache when
- * it knows this version of the memory, else made from the memory a channel brought, or read for
- * every remaining candidate in one store call (texts only when the profile needs nothing else,
- * whole rows otherwise; those rows are added to `rowsRead`). Undefined where the memory is gone.
- * `updatedAtOf` supplies the last update of sources that carry none.
+ * The pool document the fusion reads for each candidate, in the order given (`poolDocumentOf`:
+ * tokens, and for the spread fusion context and speakers), shared by the core recall and the
+ * searcher's stages: from the cache when it knows this version of the memory (by id and last
+ * update), else made from the memory a channel brought, or read for every remaining candidate in
+ * one store call — texts only when the profile needs nothing else, whole rows otherwise (those
+ * rows are added to `rowsRead`, and every read row's last update to `readUpdates`). Undefined
+ * where the memory is gone.
  */
-export async function candidateDocuments(
+export async function readPoolDocuments(
   store: MemoryStore,
   tenant: string,
   sources: readonly DocumentSource[],
   profile: Pick<RecallProfileSpec, 'tokenize' | 'fusion'>,
   cache: TokenCacheView<PoolDocument> | undefined,
-  updatedAtOf: (id: string) => string | undefined = () => undefined,
   rowsRead?: Map<string, Memory>,
+  readUpdates?: Map<string, string>,
 ): Promise<Array<PoolDocument | undefined>> {
   const remember = (id: string, updatedAt: string, make: () => PoolDocument): PoolDocument =>
     cache ? cache.get(id, updatedAt, make) : make();
   const out = new Array<PoolDocument | undefined>(sources.length);
   const unread: number[] = [];
   sources.forEach((s, i) => {
-    const { memory } = s;
+    const { memory, updatedAt } = s;
     if (memory) {
       out[i] = remember(memory.id, memory.updatedAt, () => poolDocumentOf(memory, profile));
       return;
     }
-    const updatedAt = s.updatedAt ?? updatedAtOf(s.id);
     const cached = updatedAt === undefined ? undefined : cache?.peek(s.id, updatedAt);
     if (cached) out[i] = cached;
     else unread.push(i);
@@ -51,18 +51,20 @@ export async function candidateDocuments(
   if (profile.fusion === 'spread' || !store.getTexts) {
     for (const m of await store.get(tenant, ids)) {
       rowsRead?.set(m.id, m);
+      readUpdates?.set(m.id, m.updatedAt);
       read.set(
         m.id,
         remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile)),
       );
     }
   } else {
-    const texts: MemoryText[] = await store.getTexts(tenant, ids);
-    for (const t of texts)
+    for (const t of await store.getTexts(tenant, ids)) {
+      readUpdates?.set(t.id, t.updatedAt);
       read.set(
         t.id,
         remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text))),
       );
+    }
   }
   for (const i of unread) out[i] = read.get((sources[i] as DocumentSource).id);
   return out;
