@@ -3,7 +3,8 @@ import type { MemoryStore } from '../store/memory-store.js';
 import type { ChannelRows } from './recall-channels.js';
 import { newCandidate, type RecallCandidate } from './recall-candidate.js';
 import type { Memory } from '../model/memory.js';
-import { contextDocument, poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import type { PoolDocument } from './pool-document.js';
+import { readPoolDocuments } from './read-pool-documents.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
 
@@ -63,12 +64,10 @@ export async function scoreLexicalOnly(
 }
 
 /**
- * The pool document of every candidate (its tokens, and for a profile that reads context its
- * context and speakers). Documents the cache knows (by id and last update, when the store reports
- * it) are reused; the rest are made from the rows in `rowsRead` (returned by the channels) or
- * read — texts (with their contexts for the spread fusion) when the store offers them, whole rows
- * otherwise or where the store gave no context — and remembered. A candidate that could not be
- * read (deleted meanwhile) has no entry.
+ * The pool document of every candidate (see {@link readPoolDocuments}: from the cache by id and
+ * last update when the store reported it, else made from the row a channel brought (`rowsRead`),
+ * else read and remembered). A candidate that could not be read (deleted meanwhile) has no entry;
+ * a read one learns its last update.
  */
 export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
@@ -78,46 +77,17 @@ export async function candidateDocuments(
   /** Whole rows already at hand, by id; the rows read here are added (the hits need no second read). */
   rowsRead?: Map<string, Memory>,
 ): Promise<Map<string, PoolDocument>> {
-  const { store } = deps;
+  const candidates = [...byId.values()];
   const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
+  const updates = new Map<string, string>();
+  const sources = candidates.map((c) => ({ id: c.id, updatedAt: c.updatedAt, memory: rowsRead?.get(c.id) }));
+  const found = await readPoolDocuments(deps.store, tenant, sources, profile, cache, rowsRead, updates);
   const documents = new Map<string, PoolDocument>();
-  let unknown: string[] = [];
-  for (const c of byId.values()) {
-    const cached = c.updatedAt === undefined ? undefined : cache?.peek(c.id, c.updatedAt);
-    if (cached) documents.set(c.id, cached);
-    else unknown.push(c.id);
-  }
-  if (unknown.length === 0) return documents;
-  const remember = (id: string, updatedAt: string, make: () => PoolDocument): void => {
-    const entry = byId.get(id);
-    if (!entry) return;
-    entry.updatedAt = updatedAt;
-    documents.set(id, cache ? cache.get(id, updatedAt, make) : make());
-  };
-  const fromRow = (m: Memory): void => remember(m.id, m.updatedAt, () => poolDocumentOf(m, profile));
-  if (rowsRead !== undefined && rowsRead.size > 0) {
-    for (const id of unknown) {
-      const row = rowsRead.get(id);
-      if (row) fromRow(row);
-    }
-    unknown = unknown.filter((id) => !rowsRead.has(id));
-    if (unknown.length === 0) return documents;
-  }
-  const spread = profile.fusion === 'spread';
-  if (store.getTexts) {
-    const withoutContext = new Set<string>();
-    for (const t of await store.getTexts(tenant, unknown, spread ? { context: true } : undefined)) {
-      const { context } = t;
-      if (!spread) remember(t.id, t.updatedAt, () => textDocument(profile.tokenize(t.text)));
-      else if (context) remember(t.id, t.updatedAt, () => contextDocument(t.text, context, profile.tokenize));
-      else withoutContext.add(t.id);
-    }
-    unknown = unknown.filter((id) => withoutContext.has(id));
-  }
-  if (unknown.length === 0) return documents;
-  for (const m of await store.get(tenant, unknown)) {
-    rowsRead?.set(m.id, m);
-    fromRow(m);
-  }
+  candidates.forEach((c, i) => {
+    const document = found[i];
+    if (document === undefined) return;
+    documents.set(c.id, document);
+    c.updatedAt = rowsRead?.get(c.id)?.updatedAt ?? updates.get(c.id) ?? c.updatedAt;
+  });
   return documents;
 }

@@ -215,8 +215,9 @@ describe('Searcher, fast mode', () => {
     expect(result.hits[0]?.memory.id).toBe('lt-passport');
     // Five dense paths and five BM25 paths, one call per group, all issued at once (with the working list).
     expect(most).toBeGreaterThanOrEqual(11);
-    // One estimate of the unscored candidates' cosines besides the five groups; rows, vectors and texts read once.
-    expect(calls).toMatchObject({ denseSearch: 6, lexicalSearch: 5, list: 1, get: 1 });
+    // The five groups only (the spread fusion reads the unscored candidates' exact cosines, so the
+    // store is not asked to estimate them); rows, vectors and texts read once.
+    expect(calls).toMatchObject({ denseSearch: 5, lexicalSearch: 5, list: 1, get: 1 });
     expect(calls.getVectors ?? 0).toBeLessThanOrEqual(1);
     expect(calls.getTexts ?? 0).toBeLessThanOrEqual(1);
   });

@@ -18,6 +18,7 @@ import {
 } from '../../src/store/sqlite/index.js';
 import { jsCosine, makeRecord, randomVector, seededRandom, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
 
@@ -178,6 +179,36 @@ describe('SQLite store', () => {
     expect([row.vector.readFloatLE(0), row.vector.readFloatLE(4), row.vector.readFloatLE(8)]).toEqual([
       1.5, -2.25, 3.125,
     ]);
+  });
+
+  it('getVectors answers from the vector cache exactly what was stored, unit length or not, and follows updates', async () => {
+    const store = openStore();
+    const random = seededRandom(11);
+    const raw = Array.from({ length: 12 }, () => randomVector(random, 16));
+    // Half already unit length (as embedders' vectors are): the cache holds those bit for bit.
+    const vectors = raw.map((v, i) => (i % 2 === 0 ? (unitVector(v) as Float32Array) : v));
+    await store.insert(vectors.map((v, i) => withVector(v, 'test-model', { id: `v${i}`, scope: { tenant: 't' } })));
+    const ids = vectors.map((_, i) => `v${i}`);
+    const read = async (): Promise<Map<string, Float32Array>> => store.getVectors('t', ids);
+    const beforeCache = await read();
+    // A dense search loads the partition; the same call is then served (partly) from it.
+    await store.denseSearch({ filter: { scope: { tenant: 't' } }, vector: vectors[0]!, model: 'test-model', limit: 3 });
+    const fromCache = await read();
+    for (const [i, v] of vectors.entries()) {
+      expect([...(beforeCache.get(`v${i}`) ?? [])]).toEqual([...v]);
+      expect([...(fromCache.get(`v${i}`) ?? [])]).toEqual([...v]);
+    }
+    // A copy: changing it leaves the cache (and the next answer) alone.
+    fromCache.get('v0')?.fill(0);
+    expect([...((await read()).get('v0') ?? [])]).toEqual([...vectors[0]!]);
+    const fresh = unitVector(randomVector(random, 16)) as Float32Array;
+    const at = new Date(Date.UTC(2030, 0, 1)).toISOString();
+    await store.update('t', 'v0', { updatedAt: at }, { vector: fresh, embedding: { model: 'test-model', dim: 16 } });
+    await store.delete('t', ['v2']);
+    const after = await read();
+    expect([...(after.get('v0') ?? [])]).toEqual([...fresh]);
+    expect(after.has('v2')).toBe(false);
+    expect(after.size).toBe(11);
   });
 
   it('a corrupt vector blob gives CORRUPT_VECTOR on getVectors, is skipped by search, and the row stays listable', async () => {

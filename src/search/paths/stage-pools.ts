@@ -1,12 +1,12 @@
 import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
 import type { PoolDocument } from '../../recall/pool-document.js';
+import { readPoolDocuments } from '../../recall/read-pool-documents.js';
 import { scorePool, type PoolScores } from '../../recall/rank-pool.js';
 import type { TokenCacheView } from '../../recall/token-cache.js';
 import { topK } from '../../vector/top-k.js';
 import type { MergedCandidate } from '../channels/run-channels.js';
 import { COSINE_SLACK, storeCosines, vectorCosines, type StoreCosine } from './candidate-cosines.js';
-import { candidateDocuments } from './candidate-documents.js';
 import type { PathInputs } from './path-inputs.js';
 import type { SearchCandidate } from './search-candidate.js';
 import type { StagePath } from './stage-channels.js';
@@ -57,50 +57,50 @@ interface Ranked {
  * Ranks every path pool of a stage exactly as each path alone would (`scorePool`, the profile's
  * fusion, over its pool with the best cosine over the query vectors; the best `2·k` by fused
  * score, cosine, id), with each kind of row read once for all pools:
- * 1. cosines of the candidates no dense channel scored, estimated by the store (one dense search
- *    restricted to their ids per query vector, from its vector cache);
- * 2. pool documents, from the cache or one read (texts, or whole rows for the spread fusion);
- * 3. per pool, the fusion with those estimates. The linear fusion is linear in the cosine: a
- *    candidate whose best possible fused score is below the `2·k`-th worst possible one cannot
- *    make the cut, so only the others need the exact cosine the per-path searcher computes
- *    (`maxCosine` of the stored vector). The spread fusion weighs the cosine by its spread over
- *    the pool, so every candidate needs it — one vector read either way, then a spread pool is
- *    scored again with exact cosines;
- * 4. the memories of the ranked candidates no channel brought and no earlier read returned — one
+ * 1. the cosines of the candidates no dense channel scored. The spread fusion weighs the cosine by
+ *    its spread over the pool, so every candidate needs the exact one the per-path searcher
+ *    computes (`maxCosine` of the stored vector): one vector read (SQLite copies them from its
+ *    vector cache) and each pool is fused once. The linear fusion is linear in the cosine: the
+ *    store first estimates them (one dense search restricted to their ids per query vector, from
+ *    its vector cache), and only candidates whose best possible fused score reaches the `2·k`-th
+ *    worst possible one need the exact cosine;
+ * 2. pool documents, from the cache or one read (texts, or whole rows for the spread fusion),
+ *    found in the cache by the last update a channel, the store's estimate or its texts reported;
+ * 3. the memories of the ranked candidates no channel brought and no earlier read returned — one
  *    row read, of the `keep` best of each pool only.
  */
 export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInputs): Promise<SearchCandidate[][]> {
   const { store, scope, queryVectors } = inputs;
   const entries = pools.flatMap((p) => p.entries);
-  const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
-  const estimates = await storeCosines(store, scope, inputs.model, unscored, queryVectors);
-  const updatedAt = (id: string): string | undefined => estimates.get(id)?.updatedAt;
-  const memories = new Map<string, Memory>();
-  const documents = await candidateDocuments(
-    store,
-    scope.tenant,
-    entries,
-    inputs.profile,
-    inputs.documents,
-    updatedAt,
-    memories,
-  );
-  const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
-  // The spread fusion's weights depend on every cosine of the pool: it is scored once, with exact ones.
   const spread = inputs.profile.fusion === 'spread';
+  const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
+  // The spread fusion needs every exact cosine: an estimate would only tell the rows' last updates.
+  const estimates = spread
+    ? new Map<string, StoreCosine>()
+    : await storeCosines(store, scope, inputs.model, unscored, queryVectors);
+  const updates = spread ? await lastUpdates(store, scope.tenant, entries) : null;
+  const sources = entries.map((e) => ({
+    id: e.id,
+    memory: e.memory,
+    updatedAt: e.updatedAt ?? updates?.get(e.id) ?? estimates.get(e.id)?.updatedAt,
+  }));
+  const memories = new Map<string, Memory>();
+  const documents = await readPoolDocuments(store, scope.tenant, sources, inputs.profile, inputs.documents, memories);
+  const queryTokens = inputs.profile.tokenize(inputs.goal.rephrasedQuery);
+  const exact = spread
+    ? await vectorCosines(store, scope.tenant, unscoredWithDocuments(entries, documents), queryVectors)
+    : new Map<string, number>();
   let offset = 0;
   const fused = pools.map((pool) => {
     const own = documents.slice(offset, (offset += pool.entries.length));
-    return fusePool(pool, own, estimates, spread ? null : queryTokens, inputs);
+    return fusePool(pool, own, spread ? exact : estimates, queryTokens, inputs);
   });
-  const needed = new Set(
-    fused
-      .flatMap((f) => (spread ? f.docs.filter((d) => !d.exact) : needExact(f, 2 * f.pool.path.k)))
-      .map((d) => d.entry.id),
-  );
-  const exact = await vectorCosines(store, scope.tenant, [...needed], queryVectors);
-  const final = spread ? fused.map((f) => rescore(f, exact, queryTokens, inputs)) : fused;
-  const ranked = final.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
+  if (!spread) {
+    const needed = new Set(fused.flatMap((f) => needExact(f, 2 * f.pool.path.k)).map((d) => d.entry.id));
+    for (const [id, cosine] of await vectorCosines(store, scope.tenant, [...needed], queryVectors))
+      exact.set(id, cosine);
+  }
+  const ranked = fused.map((f) => topOfPool(f, exact, queryTokens.length > 0).slice(0, f.pool.keep));
   const unloaded = new Set(
     ranked
       .flat()
@@ -108,18 +108,48 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
       .map((r) => r.doc.entry.id),
   );
   if (unloaded.size > 0) for (const m of await store.get(scope.tenant, [...unloaded])) memories.set(m.id, m);
-  return ranked.map((members, i) => toCandidates(final[i] as FusedPool, members, memories));
+  return ranked.map((members, i) => toCandidates(fused[i] as FusedPool, members, memories));
+}
+
+/**
+ * The last updates of the candidates that came with neither a memory nor one (from the store's
+ * texts, answered from SQLite's lexical index in memory), so their documents can be found in the
+ * cache. Empty without `getTexts`: those documents are then read.
+ */
+async function lastUpdates(
+  store: PoolInputs['store'],
+  tenant: string,
+  entries: readonly MergedCandidate[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const ids = [...new Set(entries.filter((e) => !e.memory && e.updatedAt === undefined).map((e) => e.id))];
+  if (ids.length === 0 || !store.getTexts) return out;
+  for (const t of await store.getTexts(tenant, ids)) out.set(t.id, t.updatedAt);
+  return out;
+}
+
+/** Ids of the candidates no dense channel scored that have a document (the others leave the pool). */
+function unscoredWithDocuments(
+  entries: readonly MergedCandidate[],
+  documents: ReadonlyArray<PoolDocument | undefined>,
+): string[] {
+  const ids = new Set<string>();
+  entries.forEach((e, i) => {
+    if (e.channels.dense === undefined && documents[i] !== undefined) ids.add(e.id);
+  });
+  return [...ids];
 }
 
 /**
  * The pool's documents (those that could be read: `documents` follows its entries) and their
- * fusion with exact or estimated cosines; without `queryTokens` not scored yet (a spread pool).
+ * fusion with the cosines of the candidates no dense channel scored: `exact` ones (every one the
+ * spread fusion needs), or the store's estimates (NaN when unknown) to be bounded by {@link needExact}.
  */
 function fusePool(
   pool: PathPool,
   documents: ReadonlyArray<PoolDocument | undefined>,
-  estimates: ReadonlyMap<string, StoreCosine>,
-  queryTokens: readonly string[] | null,
+  cosines: ReadonlyMap<string, number> | ReadonlyMap<string, StoreCosine>,
+  queryTokens: readonly string[],
   inputs: PoolInputs,
 ): FusedPool {
   const noVectors = inputs.queryVectors.length === 0;
@@ -130,39 +160,26 @@ function fusePool(
     const dense = entry.channels.dense;
     // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
     if (dense !== undefined || noVectors) docs.push({ entry, document, cosine: dense ?? 0, exact: true });
-    else docs.push({ entry, document, cosine: estimates.get(entry.id)?.cosine ?? Number.NaN, exact: false });
+    else {
+      const known = cosines.get(entry.id);
+      if (typeof known === 'number') docs.push({ entry, document, cosine: known, exact: true });
+      else docs.push({ entry, document, cosine: known?.cosine ?? Number.NaN, exact: false });
+    }
   });
-  return { pool, docs, fusion: queryTokens === null ? UNSCORED : fuse(docs, queryTokens, inputs) };
+  return { pool, docs, fusion: fuse(docs, queryTokens, inputs) };
 }
-
-/** The fusion of a pool not scored yet (see {@link rescore}). */
-const UNSCORED: PoolScores = {
-  denseWeight: 1,
-  lexicalWeight: 0,
-  speakerWeight: 0,
-  bm25: new Float64Array(0),
-  bm25Raw: new Float64Array(0),
-  speaker: new Uint8Array(0),
-  fused: new Float64Array(0),
-};
 
 function fuse(docs: readonly PoolDoc[], queryTokens: readonly string[], inputs: PoolInputs): PoolScores {
   return scorePool(
     queryTokens,
-    docs.map((d) => ({ ...d.document, cosine: Number.isNaN(d.cosine) ? 0 : d.cosine })),
+    docs.map((d) => ({
+      tokens: d.document.tokens,
+      context: d.document.context,
+      speakers: d.document.speakers,
+      cosine: Number.isNaN(d.cosine) ? 0 : d.cosine,
+    })),
     { weights: inputs.weights, profile: inputs.profile },
   );
-}
-
-/** A spread pool scored again with every candidate's exact cosine (its weights depend on them all). */
-function rescore(
-  { pool, docs }: FusedPool,
-  exact: ReadonlyMap<string, number>,
-  queryTokens: readonly string[],
-  inputs: PoolInputs,
-): FusedPool {
-  const exactDocs = docs.map((d): PoolDoc => (d.exact ? d : { ...d, cosine: exact.get(d.entry.id) ?? 0, exact: true }));
-  return { pool, docs: exactDocs, fusion: fuse(exactDocs, queryTokens, inputs) };
 }
 
 /**

@@ -106,6 +106,11 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return null;
   }
 
+  /** Stored vectors the backend holds in memory (SQLite's vector cache); the rest are read. */
+  protected cachedVectors(_tenant: string, _ids: string[]): Map<string, Float32Array> | null {
+    return null;
+  }
+
   // ------------------------------------------------------------ the contract
 
   migrate(): Promise<void> {
@@ -170,12 +175,19 @@ export abstract class SqlMemoryStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return new Map<string, Float32Array>();
+      const cached = this.cachedVectors(tenant, ids);
+      const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
+      if (cached !== null && missing.length === 0) return cached;
       const rows = this.select<VectorRow>(
         'getVectors',
         (p) => `SELECT m.id AS id, m.vector AS vector, m.embed_dim AS embed_dim FROM ${this.dialect.table} m
-          WHERE ${this.byIds(tenant, ids, p)} AND m.vector IS NOT NULL`,
+          WHERE ${this.byIds(tenant, missing, p)} AND m.vector IS NOT NULL`,
       );
-      return andThen(rows, decodeVectorRows);
+      return andThen(rows, (read) => {
+        const decoded = decodeVectorRows(read);
+        if (cached !== null) for (const [id, vector] of decoded) cached.set(id, vector);
+        return cached ?? decoded;
+      });
     });
   }
 

@@ -295,6 +295,11 @@ export class SqliteStore extends SqlMemoryStore {
     return this.lazyCache?.texts(tenant, ids, context) ?? null;
   }
 
+  protected override cachedVectors(tenant: string, ids: string[]): Map<string, Float32Array> | null {
+    // Vectors a partition holds bit for bit are copied from memory; the rest are read.
+    return this.lazyCache?.vectors(tenant, ids) ?? null;
+  }
+
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {
     return this.whenWarm(query.filter.scope, query.model, unit.length, () => this.denseRows(query, unit));
   }

@@ -309,6 +309,24 @@ export class VectorCache {
     return out;
   }
 
+  /**
+   * Stored vectors of the given ids that a loaded partition of the tenant holds exactly (after
+   * catching up with the database, see `VectorPartition.storedVector`); other ids are absent.
+   */
+  vectors(tenant: string, ids: readonly string[]): Map<string, Float32Array> {
+    this.sync();
+    const out = new Map<string, Float32Array>();
+    for (const p of this.partitions.values()) {
+      if (p.tenant !== tenant) continue;
+      for (const id of ids) {
+        if (out.has(id)) continue;
+        const vector = p.partition.storedVector(id);
+        if (vector !== undefined) out.set(id, vector);
+      }
+    }
+    return out;
+  }
+
   private loaded(tenant: string, model: string, dim: number, user: string): LoadedPartition {
     this.sync();
     const key = JSON.stringify([tenant, model, dim, user]);

@@ -74,6 +74,8 @@ export class VectorPartition {
   private metas: SlotMeta[] = [];
   private readonly slotOf = new Map<string, number>();
   private readonly slotOfPk = new Map<number, number>();
+  /** Rows whose unit vector is not bit for bit the vector they were given (see {@link storedVector}). */
+  private readonly rescaled = new Set<string>();
   private readonly statusCounts = new Map<string, number>();
   /** Rows with an end of validity, and the latest start seen (never lowered): see {@link coversValidAt}. */
   private endedRows = 0;
@@ -187,6 +189,8 @@ export class VectorPartition {
       this.remove(id);
       return;
     }
+    if (sameValues(this.data, slot * this.dim, vector)) this.rescaled.delete(id);
+    else this.rescaled.add(id);
     let rowMax = 0;
     for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
       rowMax = Math.max(rowMax, Math.abs(this.data[i] as number));
@@ -292,7 +296,19 @@ export class VectorPartition {
     this.ids.pop();
     this.metas.pop();
     this.slotOf.delete(id);
+    this.rescaled.delete(id);
     return true;
+  }
+
+  /**
+   * A copy of the vector the row was given, when the cached unit vector is that vector bit for
+   * bit (already unit length, as embedders' vectors usually are); undefined otherwise or when
+   * not cached. Lets the store answer `getVectors` without reading and decoding blobs.
+   */
+  storedVector(id: string): Float32Array | undefined {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined || this.rescaled.has(id)) return undefined;
+    return this.data.slice(slot * this.dim, (slot + 1) * this.dim);
   }
 
   /**
@@ -433,4 +449,10 @@ export class VectorPartition {
     const ok = (slot: number): boolean => accept(this.ids[slot] as string, this.metas[slot] as SlotMeta);
     return overFetchTop(scan.dataset(n), scan.query, { dim: this.dim, rows: n, matching: m, k, threads }, ok);
   }
+}
+
+/** Whether `data` holds exactly the values of `vector` from `offset` on. */
+function sameValues(data: Float32Array, offset: number, vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (data[offset + i] !== vector[i]) return false;
+  return true;
 }
