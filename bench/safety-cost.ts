@@ -38,7 +38,7 @@ import { LOCOMO_DEV } from '../test/safety/support/safety-tables.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { lookupEmbedder } from './lib/bench-embedder.js';
 import { fmt, markdownTable } from './lib/stats.js';
-import { mulberry32 } from './lib/synthetic-corpus.js';
+import { mulberry32, randomUnit } from './lib/synthetic-corpus.js';
 
 const args = parseArgs(process.argv.slice(2), ['n', 'passes', 'planted', 'data'], ['no-add-many', 'json']);
 const N = parseIntList(args.values.get('n') ?? '10000', 'n')[0] as number;
@@ -193,15 +193,6 @@ function splitByPlanted(inputs: readonly MemoryInput[]): string[][] {
     }
     return [name as string, String(list.length), fmt((median(cpu) * 1000) / Math.max(1, list.length), 2)];
   });
-}
-
-function randomUnit(r: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let s = 0;
-  for (let i = 0; i < dim; i++) s += (v[i] = r() - 0.5) ** 2;
-  const norm = Math.sqrt(s);
-  for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / norm;
-  return v;
 }
 
 /** Wall and CPU milliseconds for addMany of `inputs` (batches of 1000) into a fresh SQLite file. */

@@ -23,22 +23,13 @@ import { LOCOMO_DEV } from '../test/safety/support/safety-tables.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { lookupEmbedder } from './lib/bench-embedder.js';
 import { fmt, markdownTable } from './lib/stats.js';
-import { mulberry32 } from './lib/synthetic-corpus.js';
+import { mulberry32, randomUnit } from './lib/synthetic-corpus.js';
 
 const args = parseArgs(process.argv.slice(2), ['n', 'queries', 'passes'], ['json']);
 const N = parseIntList(args.values.get('n') ?? '10000', 'n')[0] as number;
 const QUERIES = parseIntList(args.values.get('queries') ?? '200', 'queries')[0] as number;
 const PASSES = parseIntList(args.values.get('passes') ?? '5', 'passes')[0] as number;
 const SCOPE = { tenant: 'bench', user: 'u' };
-
-function randomUnit(r: () => number, dim: number): Float32Array {
-  const v = new Float32Array(dim);
-  let s = 0;
-  for (let i = 0; i < dim; i++) s += (v[i] = r() - 0.5) ** 2;
-  const norm = Math.sqrt(s);
-  for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / norm;
-  return v;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -94,7 +85,8 @@ async function main(): Promise<void> {
     }
     await on.close();
     await off.close();
-    const per = (t: Array<{ wall: number; cpu: number }>, k: 'wall' | 'cpu') => median(t.map((x) => x[k])) / queries.length;
+    const per = (t: Array<{ wall: number; cpu: number }>, k: 'wall' | 'cpu') =>
+      median(t.map((x) => x[k])) / queries.length;
     const rows = (['off', 'on'] as const).map((name) => [
       `recall, guard ${name}`,
       fmt(per(times[name], 'wall'), 3),
@@ -109,7 +101,9 @@ async function main(): Promise<void> {
     console.log(
       `## Recall latency, guard on vs off (${N} memories, ${queries.length} queries, SQLite file, median of ${PASSES} alternated passes)\n`,
     );
-    console.log(markdownTable(['variant', 'wall ms / recall', 'CPU ms / recall', 'slower (wall)', 'slower (CPU)'], rows));
+    console.log(
+      markdownTable(['variant', 'wall ms / recall', 'CPU ms / recall', 'slower (wall)', 'slower (CPU)'], rows),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -18,6 +18,16 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
+/** A random unit vector of `dim` dimensions (components uniform in [-0.5, 0.5), then normalised). */
+export function randomUnit(rand: () => number, dim: number): Float32Array {
+  const v = new Float32Array(dim);
+  let s = 0;
+  for (let i = 0; i < dim; i++) s += (v[i] = rand() - 0.5) ** 2;
+  const norm = Math.sqrt(s);
+  for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / norm;
+  return v;
+}
+
 /** Standard normal samples from a uniform source (Box–Muller). */
 function gaussian(rand: () => number): () => number {
   let spare: number | null = null;
