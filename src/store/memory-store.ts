@@ -57,6 +57,11 @@ export interface MemoryText {
   id: string;
   text: string;
   updatedAt: string;
+  /**
+   * The memory's type, when the store has it at hand (every built-in store does). The searcher
+   * splits one shared candidate pool into its paths by it; without it, each path searches alone.
+   */
+  type?: MemoryType | undefined;
   /** Present when asked for (`getTexts(…, { context: true })`) and the store can answer it. */
   context?: MemoryContext | undefined;
 }
@@ -198,6 +203,12 @@ export interface MemoryStore {
    */
   delete(tenant: string, ids: string[], context?: WriteContext): Promise<number>;
   list(filter: MemoryFilter, options?: ListOptions): Promise<Page<Memory>>;
+  /**
+   * Optional. The ids and last updates of the newest `limit` rows matching the filter: the items of
+   * `list(filter, { order: 'updatedAt', direction: 'desc', limit })`, in that order, without
+   * reading the rows (the searcher's working path ranks them and then reads only its best).
+   */
+  newestIds?(filter: MemoryFilter, limit: number): Promise<Array<{ id: string; updatedAt: string }>>;
   count(filter: MemoryFilter): Promise<number>;
   stats(filter: MemoryFilter): Promise<ScopeStats>;
   /** Exact (or ≥ 99%-exact) top-`limit` rows by cosine among rows of `model` matching the filter. */

@@ -193,7 +193,7 @@ describe('Searcher, fast mode', () => {
     expect(parallel.hits.map((h) => h.memory.id)).toEqual(sequential.hits.map((h) => h.memory.id));
   });
 
-  it('asks the store once per channel for every path, and issues the fallback calls of a store without grouped search together', async () => {
+  it('asks the store once per channel for all paths (one shared search split by type), together, ids alone for working memory', async () => {
     const calls: Record<string, number> = {};
     let inFlight = 0;
     let most = 0;
@@ -213,13 +213,30 @@ describe('Searcher, fast mode', () => {
     });
     const result = await new Searcher({ store: counted, embedder }).search('passport drawer', { scope });
     expect(result.hits[0]?.memory.id).toBe('lt-passport');
-    // Five dense paths and five BM25 paths, one call per group, all issued at once (with the working list).
-    expect(most).toBeGreaterThanOrEqual(11);
-    // The five groups only (the spread fusion reads the unscored candidates' exact cosines, so the
-    // store is not asked to estimate them); rows, vectors and texts read once.
-    expect(calls).toMatchObject({ denseSearch: 5, lexicalSearch: 5, list: 1, get: 1 });
+    // One dense and one BM25 search shared by the five scope paths (the scope is small: no path is
+    // left short of its k), issued at once with the working path's newest ids.
+    expect(most).toBeGreaterThanOrEqual(3);
+    // No estimates (the spread fusion reads the unscored candidates' exact cosines); rows and
+    // vectors read once; texts for each shared search's split by type and for the pool documents.
+    expect(calls).toMatchObject({ denseSearch: 1, lexicalSearch: 1, newestIds: 1, get: 1 });
+    expect(calls.list ?? 0).toBe(0);
     expect(calls.getVectors ?? 0).toBeLessThanOrEqual(1);
-    expect(calls.getTexts ?? 0).toBeLessThanOrEqual(1);
+    expect(calls.getTexts ?? 0).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps a rare type in its bucket when the shared pool is full of other types', async () => {
+    const crowd: MemoryInput[] = Array.from({ length: 150 }, (_, i) => ({
+      text: `Passport note ${i}: the passport renewal needs photo ${i}`,
+      type: 'LongTermMemory',
+    }));
+    await engram.addMany(crowd, { scope });
+    // No threshold: what is checked is which candidates each bucket gets, not their scores.
+    const result = await searcher().search('passport renewal photo', { scope, threshold: -1 });
+    const ids = result.hits.map((h) => h.memory.id);
+    // The shared pool (100) holds long-term notes only; the skill and preference paths search their own k.
+    expect(ids).toContain('skill-1');
+    expect(ids).toContain('pref-1');
+    expect(result.hits.filter((h) => h.memory.type === 'LongTermMemory')).toHaveLength(10);
   });
 
   it('runs paths sequentially on request with the same hits', async () => {

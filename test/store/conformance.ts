@@ -252,15 +252,15 @@ export function runStoreConformance(
       expect(got.get(a.id)).toBeInstanceOf(Float32Array);
     });
 
-    test('getTexts (when implemented) returns text and updatedAt of the tenant rows only', async () => {
+    test('getTexts (when implemented) returns text, updatedAt and type of the tenant rows only', async () => {
       if (!store.getTexts) return;
       const T = tenant();
-      const a = makeRecord({ scope: { tenant: T }, text: 'Ünïcode text 東京 🍣' });
+      const a = makeRecord({ scope: { tenant: T }, text: 'Ünïcode text 東京 🍣', type: 'SkillMemory' });
       const other = makeRecord({ scope: { tenant: tenant() } });
       await store.insert([a]);
       await store.insert([other]);
       const got = await store.getTexts(T, [a.id, other.id, 'missing']);
-      expect(got).toEqual([{ id: a.id, text: a.text, updatedAt: a.updatedAt }]);
+      expect(got).toEqual([{ id: a.id, text: a.text, updatedAt: a.updatedAt, type: 'SkillMemory' }]);
       expect(await store.getTexts(T, [])).toEqual([]);
     });
 
@@ -286,6 +286,7 @@ export function runStoreConformance(
         id: a.id,
         text: a.text,
         updatedAt: a.updatedAt,
+        type: a.type,
         context: { background: a.background, statedAt: a.statedAt, speakers: ['Caroline', 'Caroline Smith'] },
       });
       expect(got.get(b.id)?.context).toEqual({ background: null, statedAt: null, speakers: [] });
@@ -779,6 +780,23 @@ export function runStoreConformance(
       const originals = seen.filter((id) => rows.some((r) => r.id === id));
       expect(originals).toEqual(ids(rows));
       expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    test('newestIds (when implemented) gives the ids and last updates of list by updatedAt desc, rows unread', async () => {
+      if (!store.newestIds) return;
+      const T = tenant();
+      await seedListRows(T);
+      await store.insert([makeRecord({ scope: { tenant: tenant() } })]);
+      for (const filter of [
+        { scope: { tenant: T } },
+        { scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'> },
+      ]) {
+        for (const limit of [1, 3, 50]) {
+          const page = await store.list(filter, { order: 'updatedAt', direction: 'desc', limit });
+          expect(await store.newestIds(filter, limit)).toEqual(page.items.map((m) => ({ id: m.id, updatedAt: m.updatedAt })));
+        }
+      }
+      await expectCode(store.newestIds({ scope: { tenant: T } }, 0), 'INVALID_LIMIT');
     });
 
     test('list orders by updatedAt and statedAt in both directions', async () => {

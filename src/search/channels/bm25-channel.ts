@@ -16,6 +16,7 @@ function queryTerms(context: ChannelContext): string[] {
  */
 export const bm25Channel: SearchChannel = {
   name: 'bm25',
+  relativeScores: true,
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     const terms = queryTerms(context);
     if (terms.length === 0) return [];

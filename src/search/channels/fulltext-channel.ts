@@ -11,6 +11,7 @@ import { searchSpace } from './search-space.js';
  */
 export const fulltextChannel: SearchChannel = {
   name: 'fulltext',
+  relativeScores: true,
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     if (context.keywordTerms.length === 0) return [];
     return normalizeLexical(

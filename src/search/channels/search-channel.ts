@@ -53,4 +53,9 @@ export interface SearchChannel {
    * `limit = groups[i].limit`; `context.filter.types` and `context.limit` are ignored.
    */
   runGroups?(context: ChannelContext, groups: SearchGroup[]): Promise<ChannelHit[][]>;
+  /**
+   * Its scores are relative to the best hit of the list it returns (lexical channels): a list
+   * split from a shared one is made relative to its own best again. @default false
+   */
+  readonly relativeScores?: boolean | undefined;
 }

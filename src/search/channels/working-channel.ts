@@ -9,10 +9,14 @@ import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel
 export const workingChannel: SearchChannel = {
   name: 'working',
   async run(context: ChannelContext): Promise<ChannelHit[]> {
-    const page = await context.store.list(
-      { ...context.filter, statuses: ['activated'] },
-      { limit: context.limit, order: 'updatedAt', direction: 'desc' },
-    );
+    const { store } = context;
+    const filter = { ...context.filter, statuses: ['activated' as const] };
+    // Ids alone when the store can: the path ranks them from texts and reads only its best rows.
+    if (store.newestIds) {
+      const newest = await store.newestIds(filter, context.limit);
+      return newest.map(({ id, updatedAt }) => ({ id, score: 1, updatedAt }));
+    }
+    const page = await store.list(filter, { limit: context.limit, order: 'updatedAt', direction: 'desc' });
     return page.items.map((memory) => ({ id: memory.id, score: 1, memory }));
   },
 };

@@ -3,6 +3,7 @@ import type { ChannelHit, ChannelName, SearchChannel } from '../channels/search-
 import { pathChannelContext, pathChannels, pathPoolSize, scopeChannelContext } from './path-channels.js';
 import type { PathInputs } from './path-inputs.js';
 import type { PathSpec } from './search-paths.js';
+import { runSharedGroups } from './shared-groups.js';
 
 /** A local path of one stage, with its bucket's k. */
 export interface StagePath {
@@ -31,8 +32,8 @@ interface ChannelJob {
 /**
  * The channels of every path of a stage over one scope. A channel that can answer several paths
  * at once (`runGroups`: dense, BM25, full-text) runs once for all the paths that use it — one
- * store pass, split by the paths' types, each path seeing exactly the pool it would alone; the
- * others (graph, working) run per path. Jobs run in parallel unless `sequential`. A failing job
+ * shared search of their types, split by type (see {@link runSharedGroups}); the others (graph,
+ * working) run per path. Jobs run in parallel unless `sequential`. A failing job
  * empties that channel for its paths and is recorded in `errors`.
  */
 export async function runStageChannels(
@@ -92,9 +93,10 @@ function channelJobs(paths: readonly StagePath[], used: readonly SearchChannel[]
   function runGrouped(channel: SearchChannel, members: readonly number[]): Promise<ChannelHit[][]> {
     const groups = members.map((p) => {
       const path = paths[p] as StagePath;
-      return { types: path.spec.types, limit: pathPoolSize(path.k) };
+      return { types: path.spec.types, limit: pathPoolSize(path.k), floor: path.k };
     });
-    return (channel.runGroups as NonNullable<SearchChannel['runGroups']>)(scope, groups);
+    const grouped = channel as SearchChannel & Required<Pick<SearchChannel, 'runGroups'>>;
+    return runSharedGroups(grouped, scope, groups);
   }
   return jobs;
 }

@@ -40,7 +40,7 @@ export type { RowChange, WriteKind } from './sql-engine.js';
 
 /** A text row read with its context columns (JSON as text or decoded), as {@link MemoryText} with its context. */
 function textWithContext(row: MemoryText & ContextColumns): MemoryText {
-  return { id: row.id, text: row.text, updatedAt: row.updatedAt, context: contextFromColumns(row) };
+  return { id: row.id, text: row.text, updatedAt: row.updatedAt, type: row.type, context: contextFromColumns(row) };
 }
 
 function unique<T>(values: readonly T[]): T[] {
@@ -161,7 +161,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       const rows = this.select<MemoryText & Partial<ContextColumns>>(
         'getTexts',
         (p) =>
-          `SELECT m.id AS id, m.text AS text, m.updated_at AS "updatedAt"${columns} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
+          `SELECT m.id AS id, m.text AS text, m.updated_at AS "updatedAt", m.type AS type${columns} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
       );
       const texts = context
         ? andThen(rows, (read) => read.map((r) => textWithContext(r as MemoryText & ContextColumns)))
@@ -237,6 +237,19 @@ export abstract class SqlMemoryStore implements MemoryStore {
           `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
       );
       return andThen(rows, (found) => pageOf(plan, found, (row) => this.dialect.toMemory(row)));
+    });
+  }
+
+  newestIds(filter: MemoryFilter, limit: number): Promise<Array<{ id: string; updatedAt: string }>> {
+    return this.guard('newestIds', () => {
+      assertFilter(filter);
+      const plan = planList({ limit, order: 'updatedAt', direction: 'desc' });
+      const rows = this.select<{ id: string; updatedAt: string }>(
+        'newestIds',
+        (p) =>
+          `SELECT m.id AS id, m.updated_at AS "updatedAt" FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
+      );
+      return andThen(rows, (found) => found.slice(0, limit));
     });
   }
 

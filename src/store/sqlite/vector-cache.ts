@@ -278,7 +278,8 @@ export class VectorCache {
       const { partition } = loaded;
       for (const row of rows) {
         const slot = partition.slotByPk(row.pk);
-        if (slot !== undefined) index.add(partition.idAt(slot), partition.metaAt(slot), row.text, contextFromColumns(row));
+        if (slot !== undefined)
+          index.add(partition.idAt(slot), partition.metaAt(slot), row.text, contextFromColumns(row));
       }
       loaded.lexical = index;
       this.evict(JSON.stringify([tenant, model, dim, user]));
@@ -302,8 +303,11 @@ export class VectorCache {
         const doc = pk === undefined ? undefined : p.lexical.docOf(pk);
         if (doc === undefined) continue;
         const text = p.lexical.textOf(doc);
-        const { updatedAt } = p.lexical.metaOf(doc);
-        out.set(id, context ? { id, text, updatedAt, context: p.lexical.contextOf(doc) } : { id, text, updatedAt });
+        const { updatedAt, type } = p.lexical.metaOf(doc);
+        out.set(
+          id,
+          context ? { id, text, updatedAt, type, context: p.lexical.contextOf(doc) } : { id, text, updatedAt, type },
+        );
       }
     }
     return out;

@@ -1,6 +1,12 @@
+import type { MemoryType } from '../../../src/model/memory-type.js';
+import { mergeChannelHits } from '../../../src/search/channels/run-channels.js';
+import type { ChannelHit, SearchChannel } from '../../../src/search/channels/search-channel.js';
 import { mergeCandidates } from '../../../src/search/paths/merge-candidates.js';
 import { runInternetPath } from '../../../src/search/paths/internet-path.js';
+import { loadCandidateRows } from '../../../src/search/paths/load-candidate-rows.js';
+import { pathChannelContext, pathChannels, pathPoolSize } from '../../../src/search/paths/path-channels.js';
 import type { PathInputs } from '../../../src/search/paths/path-inputs.js';
+import { rankCandidates } from '../../../src/search/paths/rank-candidates.js';
 import { runPath } from '../../../src/search/paths/run-path.js';
 import type { SearchCandidate } from '../../../src/search/paths/search-candidate.js';
 import type { PathSpec } from '../../../src/search/paths/search-paths.js';
@@ -9,9 +15,14 @@ import type { StageContext, StageQuery } from '../../../src/search/paths/stage-c
 type PathTask = () => Promise<SearchCandidate[]>;
 
 /**
- * The per-path retrieval stage the searcher ran before its paths shared one store pass per channel,
- * kept as the reference the shared stage must equal: every path alone ({@link runPath}: its own
- * channels, row and vector reads, fusion and reranker).
+ * The retrieval stage written the slow, obvious way, as the reference the searcher's stage must
+ * equal: every path ranked alone ({@link rankCandidates}: its fusion and reranker over its own
+ * candidates), its candidates found by one `run` per channel. A channel that several paths use
+ * (one with `runGroups`) is run once over their types together, at the largest pool any of them
+ * asks for, and each hit goes to the paths of its type (read with `get`); a path left with fewer
+ * than its k while that search was full runs the channel alone for its best k. Lexical scores are
+ * relative to the best of each path's own list. Over a store that cannot tell types from texts
+ * (no `getTexts`), every path runs alone ({@link runPath}).
  *
  * One retrieval stage of the multi-path searcher: every path over every readable collection (the
  * internet path once, with the first), in parallel unless `sequential`. A failing path counts as
@@ -38,8 +49,17 @@ function stageTasks(context: StageContext, query: StageQuery): PathTask[] {
   const { web } = context;
   for (const collection of context.collections) {
     const inputs = pathInputs(context, query, collection);
-    for (const spec of context.paths)
-      tasks.push(() => guardedPath(context, spec.name, () => localPath(context, spec, inputs)));
+    let hits: Promise<ChannelHit[][][]> | undefined;
+    const pathHits = (): Promise<ChannelHit[][][]> => (hits ??= splitChannelHits(context, inputs));
+    context.paths.forEach((spec, p) =>
+      tasks.push(() =>
+        guardedPath(context, spec.name, () =>
+          context.store.getTexts === undefined
+            ? localPath(context, spec, inputs)
+            : splitPath(context, spec, inputs, pathHits().then((all) => all[p] ?? [])),
+        ),
+      ),
+    );
     if (web !== null && collection === context.collections[0]) {
       tasks.push(() =>
         guardedPath(context, 'internet', () => runInternetPath(web, context.topK, inputs, context.degraded)),
@@ -76,6 +96,72 @@ async function localPath(context: StageContext, spec: PathSpec, inputs: PathInpu
   addTimes(context.channelTimings, outcome.channelTimings);
   Object.assign(context.degraded, outcome.errors);
   return outcome.candidates;
+}
+
+/** A path ranked alone over its share of the channels' hits (in its channel order). */
+async function splitPath(
+  context: StageContext,
+  spec: PathSpec,
+  inputs: PathInputs,
+  hits: Promise<ChannelHit[][]>,
+): Promise<SearchCandidate[]> {
+  const lists = await hits;
+  const channels = pathChannels(spec, inputs.fulltext);
+  const merged = mergeChannelHits(channels.map((c, i) => ({ channel: c.name, hits: lists[i] ?? [] })));
+  const candidates = [...merged.values()];
+  if (candidates.length === 0) return [];
+  const found = await loadCandidateRows(inputs.store, inputs.scope.tenant, candidates, inputs.queryVectors);
+  const k = context.limits[spec.bucket];
+  return rankCandidates(inputs, spec.name, found, k);
+}
+
+/** Per path, per channel of the path: its hits, as the reference above defines them. */
+async function splitChannelHits(context: StageContext, inputs: PathInputs): Promise<ChannelHit[][][]> {
+  const specs = context.paths;
+  const used = specs.map((spec) => pathChannels(spec, inputs.fulltext));
+  const out = used.map((channels) => channels.map((): ChannelHit[] => []));
+  const byChannel = new Map<SearchChannel, number[]>();
+  used.forEach((channels, p) => {
+    for (const channel of channels) {
+      if (channel.runGroups === undefined) continue;
+      byChannel.set(channel, [...(byChannel.get(channel) ?? []), p]);
+    }
+  });
+  const k = (p: number): number => context.limits[(specs[p] as PathSpec).bucket];
+  const alone = (channel: SearchChannel, p: number, limit: number): Promise<ChannelHit[]> =>
+    channel.run({ ...pathChannelContext(specs[p] as PathSpec, k(p), inputs), limit });
+  for (const [p, channels] of used.entries()) {
+    for (const [c, channel] of channels.entries()) {
+      if (channel.runGroups === undefined) (out[p] as ChannelHit[][])[c] = await alone(channel, p, pathPoolSize(k(p)));
+    }
+  }
+  for (const [channel, members] of byChannel) {
+    const lists = new Map<number, ChannelHit[]>();
+    if (members.length === 1) {
+      const p = members[0] as number;
+      lists.set(p, await alone(channel, p, pathPoolSize(k(p))));
+    } else {
+      const types = [...new Set(members.flatMap((p) => (specs[p] as PathSpec).types))];
+      const limit = Math.max(...members.map((p) => pathPoolSize(k(p))));
+      const base = pathChannelContext(specs[members[0] as number] as PathSpec, k(members[0] as number), inputs);
+      const shared = await channel.run({ ...base, filter: { ...base.filter, types }, limit });
+      const typeOf = new Map<string, MemoryType>(
+        (await inputs.store.get(inputs.scope.tenant, shared.map((h) => h.id))).map((m) => [m.id, m.type]),
+      );
+      for (const p of members) {
+        const own = (specs[p] as PathSpec).types;
+        let list = shared.filter((h) => own.includes(typeOf.get(h.id) as MemoryType));
+        if (shared.length >= limit && list.length < k(p)) list = await alone(channel, p, k(p));
+        else if (channel.relativeScores) {
+          const best = Math.max(0, ...list.map((h) => h.score));
+          list = list.map((h) => ({ ...h, score: best > 0 ? h.score / best : 0 }));
+        }
+        lists.set(p, list);
+      }
+    }
+    for (const [p, list] of lists) (out[p] as ChannelHit[][])[(used[p] as SearchChannel[]).indexOf(channel)] = list;
+  }
+  return out;
 }
 
 /** Times a path under its name; a path that throws is degraded to `path.{name}` and no candidates. */
