@@ -72,6 +72,8 @@ export interface DenseCandidate {
   cosine: number;
   /** The memory's last update, when the backend has it at hand (lets callers reuse per-memory caches). */
   updatedAt?: string | undefined;
+  /** The memory's type, when the backend has it at hand (lets the searcher split a shared pool without reading). */
+  type?: MemoryType | undefined;
   /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
   memory?: Memory | undefined;
 }
@@ -85,8 +87,10 @@ export interface LexicalCandidate {
    * this row, when asked and answered (absent: the caller scores it with `denseSearch`).
    */
   cosine?: number | undefined;
-  /** The memory's last update, given with `cosine` or `memory`. */
+  /** The memory's last update, given with `cosine` or `memory`, or when the backend has it at hand. */
   updatedAt?: string | undefined;
+  /** The memory's type, when the backend has it at hand. */
+  type?: MemoryType | undefined;
   /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
   memory?: Memory | undefined;
 }

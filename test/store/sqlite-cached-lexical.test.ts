@@ -194,7 +194,7 @@ describe('SQLite lexical channel from the vector cache', () => {
     const texts = await store.getTexts('t', ['m1', 'm3', 'new', 'm4', 'absent']);
     const rows = await store.get('t', ['m1', 'new', 'm4']);
     expect(new Map(texts.map((t) => [t.id, t]))).toEqual(
-      new Map(rows.map((m) => [m.id, { id: m.id, text: m.text, updatedAt: m.updatedAt }])),
+      new Map(rows.map((m) => [m.id, { id: m.id, text: m.text, updatedAt: m.updatedAt, type: m.type }])),
     );
     expect(texts.find((t) => t.id === 'm1')?.text).toBe('zebra zebra stripes');
     // So do their contexts (answered from the index, as a read of the rows makes them).

@@ -330,6 +330,7 @@ describe('SQLite store', () => {
         id: 'base-2',
         cosine: expect.closeTo(-1, 5) as number,
         updatedAt: updated?.updatedAt,
+        type: updated?.type,
       });
     }
   });

@@ -45,7 +45,7 @@ function mergePasses(passes: readonly DensePass[]): ChannelHit[] {
       const seen = merged.get(row.id);
       if (!seen) {
         const extra = priority ? { 'dense.priority': row.cosine } : undefined;
-        merged.set(row.id, { id: row.id, score: row.cosine, extra, updatedAt: row.updatedAt });
+        merged.set(row.id, { id: row.id, score: row.cosine, extra, updatedAt: row.updatedAt, type: row.type });
       } else {
         seen.score = Math.max(seen.score, row.cosine);
         if (priority) seen.extra = { 'dense.priority': Math.max(seen.extra?.['dense.priority'] ?? -1, row.cosine) };

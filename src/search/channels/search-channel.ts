@@ -1,4 +1,5 @@
 import type { Memory } from '../../model/memory.js';
+import type { MemoryType } from '../../model/memory-type.js';
 import type { Scope } from '../../model/scope.js';
 import type { MemoryStore, SearchGroup } from '../../store/memory-store.js';
 import type { MemoryFilter } from '../../model/memory-filter.js';
@@ -41,6 +42,8 @@ export interface ChannelHit {
   extra?: Record<string, number> | undefined;
   /** The memory's last update, when the store reported it (lets ranking reuse cached tokens). */
   updatedAt?: string | undefined;
+  /** The memory's type, when the store reported it (lets a shared pool be split by type without reading). */
+  type?: MemoryType | undefined;
 }
 
 /** A retrieval channel: finds candidates inside one scope. */

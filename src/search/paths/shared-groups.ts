@@ -20,7 +20,7 @@ export interface PathGroup extends SearchGroup {
  * crowded out of its bucket. Those rows include every shared hit of its types, which rank first
  * among them.
  *
- * Types come with a hit's row or from the store's texts (`getTexts`; SQLite answers from memory).
+ * Types come with a hit (SQLite's searches report them) or its row, else from the store's texts.
  * A store that reports none gets one search per path, as without sharing. With one path this is
  * that path's own search, exactly.
  */
@@ -79,6 +79,8 @@ async function hitTypes(
   const missing: string[] = [];
   for (const hit of hits) {
     if (hit.memory !== undefined) out.set(hit.id, { type: hit.memory.type, updatedAt: hit.memory.updatedAt });
+    else if (hit.type !== undefined && hit.updatedAt !== undefined)
+      out.set(hit.id, { type: hit.type, updatedAt: hit.updatedAt });
     else missing.push(hit.id);
   }
   if (missing.length === 0) return out;

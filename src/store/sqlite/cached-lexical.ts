@@ -84,7 +84,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
     }
   }
   const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
-  return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+  return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
 }
 
 /** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */
@@ -137,7 +137,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   const out = limits.map((limit, g) => {
     if (limit <= 0) return [];
     const best = topK(members[g] as number[], limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
-    return best.map((doc) => ({ id: index.idOf(doc) as string, score: scores[doc] as number }));
+    return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
   });
   if (input.scratch) {
     for (const doc of touched) {
@@ -147,4 +147,10 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
     for (const doc of rejected) masks[doc] = 0;
   }
   return out;
+}
+
+/** A ranked document as a candidate, with the last update and type its row's meta holds. */
+function candidateOf(index: LexicalIndex, doc: number, score: number): LexicalCandidate {
+  const { updatedAt, type } = index.metaOf(doc);
+  return { id: index.idOf(doc) as string, score, updatedAt, type };
 }

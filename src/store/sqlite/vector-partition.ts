@@ -380,11 +380,15 @@ export class VectorPartition {
   }
 
   private scoreSlots(slots: readonly number[], query: Float32Array, limit: number): DenseCandidate[] {
-    const scored: DenseCandidate[] = slots.map((slot) => ({
-      id: this.ids[slot] as string,
-      cosine: this.dot(slot, query),
-      updatedAt: (this.metas[slot] as SlotMeta).updatedAt,
-    }));
+    const scored: DenseCandidate[] = slots.map((slot) => {
+      const meta = this.metas[slot] as SlotMeta;
+      return {
+        id: this.ids[slot] as string,
+        cosine: this.dot(slot, query),
+        updatedAt: meta.updatedAt,
+        type: meta.type,
+      };
+    });
     scored.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return scored.slice(0, limit);
   }

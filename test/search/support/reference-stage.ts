@@ -21,8 +21,8 @@ type PathTask = () => Promise<SearchCandidate[]>;
  * (one with `runGroups`) is run once over their types together, at the largest pool any of them
  * asks for, and each hit goes to the paths of its type (read with `get`); a path left with fewer
  * than its k while that search was full runs the channel alone for its best k. Lexical scores are
- * relative to the best of each path's own list. Over a store that cannot tell types from texts
- * (no `getTexts`), every path runs alone ({@link runPath}).
+ * relative to the best of each path's own list. Over a store that tells a hit's type neither with
+ * the hit nor from its texts (`getTexts`), every path runs alone ({@link runPath}).
  *
  * One retrieval stage of the multi-path searcher: every path over every readable collection (the
  * internet path once, with the first), in parallel unless `sequential`. A failing path counts as
@@ -49,14 +49,16 @@ function stageTasks(context: StageContext, query: StageQuery): PathTask[] {
   const { web } = context;
   for (const collection of context.collections) {
     const inputs = pathInputs(context, query, collection);
-    let hits: Promise<ChannelHit[][][]> | undefined;
-    const pathHits = (): Promise<ChannelHit[][][]> => (hits ??= splitChannelHits(context, inputs));
+    let hits: Promise<ChannelHit[][][] | null> | undefined;
+    const pathHits = (): Promise<ChannelHit[][][] | null> => (hits ??= splitChannelHits(context, inputs));
     context.paths.forEach((spec, p) =>
       tasks.push(() =>
         guardedPath(context, spec.name, () =>
-          context.store.getTexts === undefined
-            ? localPath(context, spec, inputs)
-            : splitPath(context, spec, inputs, pathHits().then((all) => all[p] ?? [])),
+          pathHits().then((all) =>
+            all === null
+              ? localPath(context, spec, inputs)
+              : splitPath(context, spec, inputs, Promise.resolve(all[p] ?? [])),
+          ),
         ),
       ),
     );
@@ -115,8 +117,11 @@ async function splitPath(
   return rankCandidates(inputs, spec.name, found, k);
 }
 
-/** Per path, per channel of the path: its hits, as the reference above defines them. */
-async function splitChannelHits(context: StageContext, inputs: PathInputs): Promise<ChannelHit[][][]> {
+/**
+ * Per path, per channel of the path: its hits, as the reference above defines them; null when a
+ * shared search found a hit whose type the store tells neither with it nor from its texts.
+ */
+async function splitChannelHits(context: StageContext, inputs: PathInputs): Promise<ChannelHit[][][] | null> {
   const specs = context.paths;
   const used = specs.map((spec) => pathChannels(spec, inputs.fulltext));
   const out = used.map((channels) => channels.map((): ChannelHit[] => []));
@@ -145,8 +150,14 @@ async function splitChannelHits(context: StageContext, inputs: PathInputs): Prom
       const limit = Math.max(...members.map((p) => pathPoolSize(k(p))));
       const base = pathChannelContext(specs[members[0] as number] as PathSpec, k(members[0] as number), inputs);
       const shared = await channel.run({ ...base, filter: { ...base.filter, types }, limit });
+      if (inputs.store.getTexts === undefined && shared.some((h) => h.type === undefined && !h.memory)) return null;
       const typeOf = new Map<string, MemoryType>(
-        (await inputs.store.get(inputs.scope.tenant, shared.map((h) => h.id))).map((m) => [m.id, m.type]),
+        (
+          await inputs.store.get(
+            inputs.scope.tenant,
+            shared.map((h) => h.id),
+          )
+        ).map((m) => [m.id, m.type]),
       );
       for (const p of members) {
         const own = (specs[p] as PathSpec).types;
