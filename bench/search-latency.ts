@@ -23,24 +23,21 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
-import type { SearchOptions } from '../src/model/search-options.js';
 import type { SearchResult } from '../src/model/search-result.js';
-import type { LexicalWeights } from '../src/recall/lexical-weights.js';
-import { ENGRAM_PROFILE } from '../src/recall/recall-profile.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { startPgCluster, type PgCluster } from '../test/support/pg-cluster.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
+import { baselineSearch, sameHits } from './lib/baseline-searcher.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 import { buildCorpus } from './lib/synthetic-corpus.js';
 
@@ -137,7 +134,7 @@ async function main(): Promise<void> {
         answers.push(await run(q));
         times.get(name)?.push(performance.now() - start);
       }
-      if (baseline && sameHits(answers[1], answers[3])) same++;
+      if (baseline && sameHits(answers[1] as SearchResult, answers[3] as SearchResult)) same++;
     }
     load.push(loadavg()[0] ?? 0);
     const recallP50 = percentile(times.values().next().value ?? [], 50);
@@ -171,26 +168,6 @@ async function main(): Promise<void> {
     await cached.close?.();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-type SearchFn = (query: string, options: SearchOptions) => Promise<SearchResult>;
-
-/** The `Searcher` of another checkout, over this store and embedder, with the facade's defaults. */
-async function baselineSearch(dir: string, store: MemoryStore, embedder: Embedder): Promise<SearchFn> {
-  const url = pathToFileURL(resolve(dir, 'src/search/searcher.ts')).href;
-  const { Searcher } = (await import(url)) as {
-    Searcher: new (deps: { store: MemoryStore; embedder: Embedder; weights: LexicalWeights }) => { search: SearchFn };
-  };
-  // The weights Engram gives its own searcher (the profile's, with the environment's overrides).
-  const searcher = new Searcher({ store, embedder, weights: ENGRAM_PROFILE.resolveWeights({ env: process.env }) });
-  return (query, options) => searcher.search(query, options);
-}
-
-/** Same hits in the same order, with the same scores and explanations (timings aside). */
-function sameHits(a: unknown, b: unknown): boolean {
-  const hits = (r: unknown): string =>
-    JSON.stringify((r as SearchResult).hits.map((h) => ({ ...h, memory: h.memory.id })));
-  return hits(a) === hits(b);
 }
 
 main().catch((error: unknown) => {

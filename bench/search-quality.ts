@@ -2,7 +2,11 @@
  * Searcher quality on LoCoMo (default: ../shared/data/locomo-dev.json): fast-mode multi-path
  * search against the core recall it builds on, on turns and on the dataset's observation facts.
  *
- *   npx tsx bench/search-quality.ts [--data FILE] [--k 5,10,20] [--methods a,b] [--json]
+ *   npx tsx bench/search-quality.ts [--data FILE] [--k 5,10,20] [--methods a,b] [--baseline DIR] [--json]
+ *
+ * `--baseline DIR`: every search also runs the `Searcher` of another checkout on the same store
+ * and question; the report says for how many the two gave the same hits, order, scores and
+ * explanations (ms/search then counts both).
  *
  * Turns: one LongTermMemory per turn (key = dia_id), each conversation in its own scope.
  * Facts: the `observation` facts as LongTermMemory (level fact) with their turns as sources, in a
@@ -30,6 +34,7 @@ import type { Scope } from '../src/model/scope.js';
 import type { SearchOptions } from '../src/model/search-options.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { parseArgs, parseIntList } from './lib/args.js';
+import { baselineSearch, sameHits, type SearchFn } from './lib/baseline-searcher.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { LOCOMO_TENANT, locomoCases, sessionRecall } from './lib/locomo-eval.js';
 import { fmt, markdownTable } from './lib/stats.js';
@@ -55,13 +60,27 @@ function diaIdsOf(memories: readonly Memory[], corpus: Corpus): string[] {
   return out;
 }
 
+/** With `--baseline`: the other checkout's search, and per method how many searches it agreed with. */
+interface BaselineCheck {
+  search: SearchFn;
+  same: Map<string, number>;
+  total: Map<string, number>;
+}
+let baseline: BaselineCheck | null = null;
+
 function searchMethod(name: string, corpus: Corpus, description: string, extra: Partial<SearchOptions>): Method {
   return {
     name,
     corpus,
     description,
     async run(engram, scope, query, k) {
-      const result = await engram.search(query, { scope, topK: k, types: ['LongTermMemory'], ...extra });
+      const options: SearchOptions = { scope, topK: k, types: ['LongTermMemory'], ...extra };
+      const result = await engram.search(query, options);
+      if (baseline !== null) {
+        const agreed = sameHits(result, await baseline.search(query, options)) ? 1 : 0;
+        baseline.same.set(name, (baseline.same.get(name) ?? 0) + agreed);
+        baseline.total.set(name, (baseline.total.get(name) ?? 0) + 1);
+      }
       return result.hits.map((h) => h.memory);
     },
   };
@@ -188,7 +207,7 @@ function asMarkdown(
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods'], ['json']);
+  const args = parseArgs(process.argv.slice(2), ['data', 'k', 'methods', 'baseline'], ['json']);
   const only = args.values
     .get('methods')
     ?.split(',')
@@ -217,6 +236,10 @@ async function main(): Promise<void> {
   const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
   try {
     await load(engram, conversations);
+    const baselineDir = args.values.get('baseline');
+    if (baselineDir !== undefined) {
+      baseline = { search: await baselineSearch(baselineDir, store, embedder), same: new Map(), total: new Map() };
+    }
     const maxK = ks[ks.length - 1] as number;
     const boards = new Map<string, EvalReport>();
     for (const method of methods) {
@@ -230,6 +253,10 @@ async function main(): Promise<void> {
       log(`${method.name}: done (${report.msPerQuery.toFixed(1)} ms/search)`);
     }
     process.stdout.write(args.flags.has('json') ? asJson(boards, ks) : asMarkdown(boards, methods, ks));
+    for (const [name, total] of baseline?.total ?? []) {
+      const same = baseline?.same.get(name) ?? 0;
+      process.stdout.write(`${name}: same hits, order, scores and explanations as ${baselineDir} in ${same} of ${total} searches\n`);
+    }
   } finally {
     await engram.close();
     await store.close();
