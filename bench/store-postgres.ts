@@ -312,7 +312,9 @@ async function main(): Promise<void> {
     ? undefined
     : await startPgCluster({
         database: 'engram_bench',
-        settings: { shared_buffers: '1GB', maintenance_work_mem: '1GB', work_mem: '64MB' },
+        // maintenance_work_mem holds the whole HNSW graph of a build; past it pgvector builds on disk,
+        // several times slower (1M rows × 128 dims at m 32 is about 1.5 GB).
+        settings: { shared_buffers: '1GB', maintenance_work_mem: '3GB', work_mem: '64MB' },
       });
   const pgUrl = external ?? (cluster as { url: string }).url;
   const rows: Row[] = [];
@@ -394,7 +396,7 @@ Node ${process.version}, load average ${loadStart.toFixed(1)} at start and ${(lo
   engram profile (dense pool of 50 + corpus full-text channel + BM25 fusion), after a warm-up of
   a fifth of the queries, one query at a time.
 - PostgreSQL: a local PostgreSQL 15 started by the bench (fsync=off, synchronous_commit=off),
-  over TCP on 127.0.0.1, pool of 10, shared_buffers 1 GB; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the store\'s defaults (src/store/postgres/pgvector-dense.ts), loaded without its HNSW index and the index then built ("HNSW build s"; the many-scopes load leaves it out: 1k-row scopes are under the exact/HNSW cut-over, their searches scan the tenant\'s rows exactly)' : ' (no pgvector on this server)'}.
+  over TCP on 127.0.0.1, pool of 10, shared_buffers 1 GB; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the store\'s defaults (src/store/postgres/pgvector-dense.ts), loaded without its HNSW index and the index then built ("HNSW build s"; maintenance_work_mem 3 GB; 1k-row scopes are under the exact/HNSW cut-over: their searches scan the tenant\'s rows exactly, the index serves bigger scopes)' : ' (no pgvector on this server)'}.
   SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
   PGlite + pgvector: in-process WASM PostgreSQL, HNSW above 2,000 rows per filter.
 - "N scopes x 1k": N tenants of 1,000 memories in one table / one file (N × 1k rows);
