@@ -30,14 +30,28 @@ import { writeResultsSection } from './lib/results-section.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
 import { mulberry32, normalize } from './lib/synthetic-corpus.js';
 
-const args = parseArgs(process.argv.slice(2), ['tenants', 'per-tenant', 'queries', 'clients', 'data'], ['no-write']);
+const args = parseArgs(
+  process.argv.slice(2),
+  ['tenants', 'per-tenant', 'queries', 'clients', 'data', 'backends'],
+  ['no-write'],
+);
+/** `--backends single,citus` (default both): which side runs; a side left out shows as –. */
+const BACKENDS = new Set((args.values.get('backends') ?? 'single,citus').split(','));
 const TENANTS = parseIntList(args.values.get('tenants') ?? '300', 'tenants')[0] as number;
 const PER_TENANT = parseIntList(args.values.get('per-tenant') ?? '1000', 'per-tenant')[0] as number;
 const QUERIES = parseIntList(args.values.get('queries') ?? '200', 'queries')[0] as number;
 const CLIENTS = parseIntList(args.values.get('clients') ?? '1,16', 'clients');
 const SIZE = TENANTS * PER_TENANT;
 const SCHEMA = 'bench';
-const SETTINGS = { shared_buffers: '512MB', maintenance_work_mem: '512MB', work_mem: '32MB', max_connections: 200 };
+// maintenance_work_mem holds a whole HNSW graph while it is built (300k rows × 512 dims is about 1 GB);
+// past it pgvector builds on disk, several times slower.
+const SETTINGS = { shared_buffers: '512MB', maintenance_work_mem: '2GB', work_mem: '32MB', max_connections: 200 };
+/**
+ * On Citus each shard's index is built on its own, many at once per worker, and a parallel
+ * pgvector build reserves its maintenance_work_mem as shared memory up front: 2 GB per shard
+ * build ran this 23 GB machine out of memory. A shard of 300k / 32 rows needs about 30 MB.
+ */
+const CITUS_MAINTENANCE_WORK_MEM = '256MB';
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 const ms = (start: number): number => performance.now() - start;
 const tenantOf = (i: number): string => `t${Math.floor(i / PER_TENANT)}`;
@@ -183,11 +197,30 @@ async function runBackend(
       recall.set(clients, run);
       log(`${name}: recall at ${clients} clients p50 ${fmt(percentile(run.times, 50), 1)} ms`);
     }
-    return { name, ingest: ingestRate, buildSeconds, bytesPerMemory: bytes / SIZE, dense, recall };
+    const result = { name, ingest: ingestRate, buildSeconds, bytesPerMemory: bytes / SIZE, dense, recall };
+    // One line a later run can be compared with when the two sides ran apart (--backends).
+    log(
+      `${name}: ${JSON.stringify({
+        ingest: ingestRate,
+        buildSeconds,
+        bytesPerMemory: bytes / SIZE,
+        dense: [percentile(dense, 50), percentile(dense, 95)],
+        recall: Object.fromEntries(
+          [...recall].map(([k, r]) => [k, [percentile(r.times, 50), percentile(r.times, 95)]]),
+        ),
+        loadAverage: loadavg()[0],
+      })}`,
+    );
+    return result;
   } finally {
     await store.close();
     await pool.end();
   }
+}
+
+/** A side that did not run (`--backends`): every figure NaN, printed as –. */
+function skipped(name: string): BackendResult {
+  return { name, ingest: Number.NaN, buildSeconds: Number.NaN, bytesPerMemory: Number.NaN, dense: [], recall: new Map() };
 }
 
 function sameTop(a: BackendResult, b: BackendResult, clients: number): string {
@@ -263,7 +296,7 @@ run took ${minutes.toFixed(1)} min).
   (default profile: dense pool + corpus full-text channel + fusion), after a warm-up of 20.
 - Single: one PostgreSQL 15 + pgvector. Citus: Citus 13.2 coordinator + 2 workers, every Engram table distributed by tenant
   (32 shards, co-located). All on this machine (2 cores for the three servers and the client), fsync off, shared_buffers 512 MB
-  per server, same store defaults (pgvector, HNSW m 32 / ef_construction 128; a 1k-row tenant is under the exact/HNSW cut-over,
+  per server, maintenance_work_mem 2 GB (Citus: ${CITUS_MAINTENANCE_WORK_MEM} per shard build), same store defaults (pgvector, HNSW m 32 / ef_construction 128; a 1k-row tenant is under the exact/HNSW cut-over,
   so its dense search is an exact scan of the tenant's rows on its shard). Pool of ${Math.max(...CLIENTS, 4)} connections.
 
 ${markdownTable(['', 'one server', 'Citus (coordinator + 2 workers)', 'Citus / one server'], rows)}
@@ -285,26 +318,31 @@ async function main(): Promise<void> {
     tenant: `t${Math.floor(rand() * TENANTS)}`,
   }));
   log(`corpus ${SIZE} x ${c.corpus.dim}, ${TENANTS} tenants, ${queries.length} queries`);
-  const server = await startPgCluster({ database: 'engram_bench', settings: SETTINGS });
-  let single: BackendResult;
-  try {
-    single = await runBackend('one server', server.url, false, c, queries);
-  } finally {
-    await server.stop();
+  let single: BackendResult = skipped('one server');
+  if (BACKENDS.has('single')) {
+    const server = await startPgCluster({ database: 'engram_bench', settings: SETTINGS });
+    try {
+      single = await runBackend('one server', server.url, false, c, queries);
+    } finally {
+      await server.stop();
+    }
   }
-  const cluster = await startCitusCluster({
-    database: 'engram_bench',
-    settings: {
-      ...SETTINGS,
-      'citus.shard_count': 32,
-      'citus.max_cached_conns_per_worker': Number(process.env.CONNS ?? 1),
-    },
-  });
-  let citus: BackendResult;
-  try {
-    citus = await runBackend('citus', cluster.url, true, c, queries);
-  } finally {
-    await cluster.stop();
+  let citus: BackendResult = skipped('citus');
+  if (BACKENDS.has('citus')) {
+    const cluster = await startCitusCluster({
+      database: 'engram_bench',
+      settings: {
+        ...SETTINGS,
+        maintenance_work_mem: CITUS_MAINTENANCE_WORK_MEM,
+        'citus.shard_count': 32,
+        'citus.max_cached_conns_per_worker': Number(process.env.CONNS ?? 1),
+      },
+    });
+    try {
+      citus = await runBackend('citus', cluster.url, true, c, queries);
+    } finally {
+      await cluster.stop();
+    }
   }
   const text = render(single, citus, { model: c.model, dim: c.corpus.dim }, ms(runStart) / 60_000, [
     loadStart,

@@ -12,6 +12,8 @@
  *   npx tsx bench/store-postgres.ts --scale=multi   # one scale (10k | 100k | multi), repeatable
  *   npx tsx bench/store-postgres.ts --scale=multi --scopes=200   # fewer tenants of 1k
  *   npx tsx bench/store-postgres.ts --pglite        # also PGlite + pgvector at 10k (slow ingest)
+ *   npx tsx bench/store-postgres.ts --backends=pgvector   # some of sqlite, app, pgvector (default all)
+ *   npx tsx bench/store-postgres.ts --scale=multi --hnsw-placeholder   # see pgvectorBulkLoad
  *   (PostgreSQL + pgvector runs too when the machine's server has pgvector; --pgvector with ENGRAM_BENCH_PG_URL)
  *   ENGRAM_BENCH_PG_URL=postgres://… npx tsx bench/store-postgres.ts   # an existing server
  *
@@ -66,6 +68,19 @@ const ALL_SCALES: Record<string, Scale> = {
     pglite: false,
   },
 };
+/** `--backends=sqlite,app,pgvector` picks the columns; default all (pgvector where installed). */
+const BACKENDS = new Set(
+  (process.argv.find((a) => a.startsWith('--backends='))?.slice('--backends='.length) ?? 'sqlite,app,pgvector').split(','),
+);
+/**
+ * `--hnsw-placeholder`: after a pgvector load, put an empty placeholder under the HNSW index's
+ * name instead of building it. Only for scales whose scopes are all under the exact/HNSW cut-over
+ * (1k-row tenants: their searches scan the tenant's rows exactly and never read the index), where
+ * the build over every row (about 70 min for 1M rows of 128 dimensions on 2 loaded cores) would
+ * only delay the recall figures. The placeholder has no row estimate, so the cut-over is its
+ * fallback (2,500 rows): still above every 1k-row scope, the same path as with the real index.
+ */
+const HNSW_PLACEHOLDER = process.argv.includes('--hnsw-placeholder');
 /** `--scale=10k --scale=multi` picks scales; default all three. */
 const picked = process.argv.filter((a) => a.startsWith('--scale=')).map((a) => a.slice('--scale='.length));
 
@@ -288,6 +303,10 @@ function pgvectorBulkLoad(url: string, schema: string): LoadHooks {
     afterFirstBatch: () => sql(`DROP INDEX ${names.schema}.${quoteIdent(index)}`),
     afterLoad: async () => {
       await sql(`VACUUM ANALYZE ${names.memories}`);
+      if (HNSW_PLACEHOLDER) {
+        await sql(`CREATE INDEX ${quoteIdent(index)} ON ${names.memories} (id) WHERE false`);
+        return undefined;
+      }
       const start = performance.now();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -312,7 +331,9 @@ async function main(): Promise<void> {
     ? undefined
     : await startPgCluster({
         database: 'engram_bench',
-        settings: { shared_buffers: '1GB', maintenance_work_mem: '1GB', work_mem: '64MB' },
+        // maintenance_work_mem holds the whole HNSW graph of a build; past it pgvector builds on disk,
+        // several times slower (1M rows × 128 dims at m 32 is about 1.5 GB).
+        settings: { shared_buffers: '1GB', maintenance_work_mem: '3GB', work_mem: '64MB' },
       });
   const pgUrl = external ?? (cluster as { url: string }).url;
   const rows: Row[] = [];
@@ -322,22 +343,24 @@ async function main(): Promise<void> {
     let n = 0;
     for (const scale of SCALES) {
       n++;
-      rows.push(
-        await runScale(scale, 'SQLite (file, WAL)', async () => {
-          const store = createSqliteStore({ path: join(dir, `bench-${n}.db`), synchronous: 'NORMAL' });
-          await store.migrate();
-          return store;
-        }),
-      );
-      rows.push(
-        await runScale(
-          scale,
-          'PostgreSQL 15 (app-side cosine)',
-          () => createPostgresStore({ connectionString: pgUrl, schema: `bench_${n}`, vector: 'app' }),
-          4,
-        ),
-      );
-      if (withPgVector) {
+      if (BACKENDS.has('sqlite'))
+        rows.push(
+          await runScale(scale, 'SQLite (file, WAL)', async () => {
+            const store = createSqliteStore({ path: join(dir, `bench-${n}.db`), synchronous: 'NORMAL' });
+            await store.migrate();
+            return store;
+          }),
+        );
+      if (BACKENDS.has('app'))
+        rows.push(
+          await runScale(
+            scale,
+            'PostgreSQL 15 (app-side cosine)',
+            () => createPostgresStore({ connectionString: pgUrl, schema: `bench_${n}`, vector: 'app' }),
+            4,
+          ),
+        );
+      if (withPgVector && BACKENDS.has('pgvector')) {
         rows.push(
           await runScale(
             scale,
@@ -394,8 +417,8 @@ Node ${process.version}, load average ${loadStart.toFixed(1)} at start and ${(lo
   engram profile (dense pool of 50 + corpus full-text channel + BM25 fusion), after a warm-up of
   a fifth of the queries, one query at a time.
 - PostgreSQL: a local PostgreSQL 15 started by the bench (fsync=off, synchronous_commit=off),
-  over TCP on 127.0.0.1, pool of 10, shared_buffers 1 GB; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the store\'s defaults (src/store/postgres/pgvector-dense.ts), loaded without its HNSW index and the index then built ("HNSW build s"; the many-scopes load leaves it out: 1k-row scopes are under the exact/HNSW cut-over, their searches scan the tenant\'s rows exactly)' : ' (no pgvector on this server)'}.
-  SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
+  over TCP on 127.0.0.1, pool of 10, shared_buffers 1 GB; app-side exact cosine (\`vector: 'app'\`)${withPgVector ? ', and + pgvector: the store\'s defaults (src/store/postgres/pgvector-dense.ts), loaded without its HNSW index and the index then built ("HNSW build s"; maintenance_work_mem 3 GB; 1k-row scopes are under the exact/HNSW cut-over: their searches scan the tenant\'s rows exactly, the index serves bigger scopes)' : ' (no pgvector on this server)'}.
+${HNSW_PLACEHOLDER ? "  With `--hnsw-placeholder` pgvector's HNSW index was not built after the load: a placeholder under its name kept the store from building it (every scope here is under the exact/HNSW cut-over and is scanned exactly, the index is never read).\n" : ''}  SQLite: a file, WAL, synchronous=NORMAL, its in-memory exact vector cache.
   PGlite + pgvector: in-process WASM PostgreSQL, HNSW above 2,000 rows per filter.
 - "N scopes x 1k": N tenants of 1,000 memories in one table / one file (N × 1k rows);
   each query picks a random tenant.

@@ -17,6 +17,7 @@ import {
   applyPgMigrations,
   clientQueries,
   createPostgresStore,
+  DEFAULT_EF_SEARCH,
   denseIndexName,
   detectCitus,
   detectPgVector,
@@ -303,7 +304,7 @@ describeWithPgExtensions('citus (coordinator + 2 workers on 127.0.0.1)', ['citus
         `SELECT current_setting('hnsw.ef_search') AS ef, current_setting('hnsw.iterative_scan') AS it
            FROM dense_citus.engram_memories WHERE tenant = 'big' LIMIT 1`,
       );
-      expect(probe.rows[0]).toEqual({ ef: '400', it: 'relaxed_order' });
+      expect(probe.rows[0]).toEqual({ ef: String(DEFAULT_EF_SEARCH), it: 'relaxed_order' });
       const plan = await client.query<{ 'QUERY PLAN': string }>(
         `EXPLAIN SELECT id FROM dense_citus.engram_memories WHERE tenant = 'big' AND user_id = 'small'
            AND embed_model = 'm' AND embed_dim = ${dim}

@@ -14,7 +14,11 @@ import type { DenseCandidate, MemoryRecord } from '../../src/store/memory-store.
 import { migrateStore } from '../../src/store/migrate-store.js';
 import { createPostgresStore } from '../../src/store/postgres/index.js';
 import { pgNames } from '../../src/store/postgres/pg-names.js';
-import { pgvectorDenseSearch, type PgVectorSearchRequest } from '../../src/store/postgres/pgvector-dense.js';
+import {
+  FETCH_MARGIN,
+  pgvectorDenseSearch,
+  type PgVectorSearchRequest,
+} from '../../src/store/postgres/pgvector-dense.js';
 import { ScopeSizeCache } from '../../src/store/postgres/scope-size-cache.js';
 import {
   denseIndexName,
@@ -206,6 +210,24 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
     }
   });
 
+  it('the pgvector column holds every float32 exactly as given', async () => {
+    // Values whose shortest float32 spelling needs all 9 digits, tiny and huge ones, zero.
+    const random = seededRandom(9);
+    const v = Float32Array.from({ length: 64 }, (_, i) => (i % 8 === 0 ? 0 : (random() - 0.5) * 10 ** ((i % 13) - 6)));
+    v[1] = 0.1;
+    v[2] = 1 / 3;
+    v[3] = -3.4028234663852886e38;
+    v[4] = 1.401298464324817e-45;
+    const store = await createPostgresStore({ connectionString: cluster.url, schema: 'exact_literal', vector: 'pgvector' });
+    try {
+      await store.insert(vectorRecords([{ id: 'x', v, user: 'u' }], 'acme', 'm'));
+      const r = await pool.query<{ e: number[] }>(`SELECT embedding::real[] AS e FROM exact_literal.engram_memories WHERE id = 'x'`);
+      expect(Float32Array.from(r.rows[0]!.e.map(Number))).toEqual(v);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a server without pgvector is reported as unavailable, with how to install it', async () => {
     const db = await PGlite.create('memory://'); // PGlite without its vector extension loaded
     const lite = new pg.Pool(createPgConfig(db) as unknown as pg.PoolConfig);
@@ -306,17 +328,19 @@ describeWithPgExtensions('postgres + pgvector (real server)', ['vector'], () => 
       const stale = await search();
       expect(stale.path).toBe('exact');
       expect(stale.candidates).toEqual(brute(grown, q, 10));
-      // Counted afresh it is large; shrunk to 20 rows the remembered "large" walks the index,
-      // comes back short, and falls back to the exact scan: the answer is still exact.
+      // Counted afresh it is large; shrunk to fewer rows than the walk fetches (limit + margin),
+      // the remembered "large" walks the index, comes back short, and falls back to the exact
+      // scan: the answer is still exact.
       sizes.clear();
       expect((await search()).path).toBe('hnsw');
+      const kept = 10 + FETCH_MARGIN - 5;
       await store.delete(
         'big',
-        grown.slice(20).map((g) => g.id),
+        grown.slice(kept).map((g) => g.id),
       );
       const shrunk = await search();
       expect(shrunk.path).toBe('hnsw-short-exact');
-      expect(shrunk.candidates).toEqual(brute(grown.slice(0, 20), q, 10));
+      expect(shrunk.candidates).toEqual(brute(grown.slice(0, kept), q, 10));
       await store.close();
     });
 

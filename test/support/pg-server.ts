@@ -54,6 +54,8 @@ export interface PgServer {
   destroy(): Promise<void>;
   /** What the server printed (startup errors). */
   log(): string;
+  /** Stops the server, copies its data dir to `dest` (which must not exist), starts it again. */
+  saveData(dest: string): Promise<void>;
 }
 
 /** Options of {@link startPgServer}. */
@@ -62,6 +64,11 @@ export interface PgServerOptions {
   settings?: Record<string, string | number> | undefined;
   /** Prefix of the temp dir name. @default 'engram-pg-' */
   label?: string | undefined;
+  /**
+   * A stopped server's data dir to start from (copied; the original is left as it is), instead of
+   * a fresh initdb: benches load once, save with {@link PgServer.saveData}, then measure later.
+   */
+  from?: string | undefined;
 }
 
 const BASE_SETTINGS: Record<string, string | number> = {
@@ -252,7 +259,8 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
   const dir = makeDir(o, options.label ?? 'engram-pg-');
   const dataDir = join(dir, 'data');
   track(dir, () => postmasterPidIn(dataDir));
-  execFileSync('cp', ['-a', join(source, 'data'), dataDir]);
+  execFileSync('cp', ['-a', options.from ?? join(source, 'data'), dataDir]);
+  if (options.from !== undefined && o.asRoot) execFileSync('chown', ['-R', `${o.uid}:${o.gid}`, dataDir]);
   const port = await freePort();
   const settings = { ...BASE_SETTINGS, ...options.settings };
   const args = ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dir];
@@ -345,6 +353,12 @@ export async function startPgServer(options: PgServerOptions = {}): Promise<PgSe
     resume: () => signalAll('SIGCONT'),
     destroy,
     log,
+    saveData: async (dest: string) => {
+      if (existsSync(dest)) throw new Error(`${dest} exists`);
+      await stop('fast');
+      execFileSync('cp', ['-a', dataDir, dest]);
+      await start();
+    },
   };
 }
 

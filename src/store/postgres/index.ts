@@ -33,7 +33,7 @@ export {
   type PgVectorCapabilities,
   type PgVectorExtensionReport,
 } from './pgvector-indexes.js';
-export { pgvectorDenseSearch, type PgVectorSearchTuning } from './pgvector-dense.js';
+export { DEFAULT_EF_SEARCH, pgvectorDenseSearch, type PgVectorSearchTuning } from './pgvector-dense.js';
 export { ScopeSizeCache } from './scope-size-cache.js';
 export { createPgliteStore, type PgliteStoreOptions } from './pglite-store.js';
 export {

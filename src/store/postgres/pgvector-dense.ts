@@ -27,15 +27,26 @@ import type { SqlQueries } from '../sql/query-runner.js';
 import { scoreVectorRows, type VectorRow } from '../sql/vector-rows.js';
 import { inlineParams } from './pg-inline-params.js';
 import { quoteIdent, quoteLiteral, type PgNames } from './pg-names.js';
-import { denseIndexName, denseIndexShape, type EmbeddingSpace, type PgVectorCapabilities } from './pgvector-indexes.js';
+import {
+  denseIndexName,
+  denseIndexShape,
+  type DenseIndexShape,
+  type EmbeddingSpace,
+  type PgVectorCapabilities,
+} from './pgvector-indexes.js';
 import type { ScopeSizeCache } from './scope-size-cache.js';
 
-/** Formats a vector as pgvector text input; float32 values print exactly. */
+/**
+ * Formats a vector as pgvector text input, every float32 value exactly: 9 significant digits
+ * always read back (pgvector parses with `strtof`) as the same float32. `String(x)` prints the
+ * float64 widening of a float32 with up to 17 digits and took 0.3–0.6 ms per 512-dimension vector,
+ * most of a bulk insert's client time; `toPrecision(9)` is 2–3× faster and a third shorter.
+ */
 export function toPgVectorLiteral(vector: Float32Array): string {
   let out = '[';
   for (let i = 0; i < vector.length; i++) {
     if (i > 0) out += ',';
-    out += String(vector[i]);
+    out += (vector[i] as number).toPrecision(9);
   }
   return `${out}]`;
 }
@@ -48,9 +59,13 @@ export interface PgVectorSearchTuning {
   cutoverRatio?: number | undefined;
   /** S* when the index has no row estimate yet (never analysed; a Citus coordinator). @default 2500 */
   defaultCutover?: number | undefined;
-  /** Candidates fetched per result before exact re-scoring: `max(limit * overFetch, limit + 30)`. @default 2 */
+  /**
+   * Candidates fetched per result before exact re-scoring: `max(limit * overFetch, limit + 30)`.
+   * @default 2 where the index holds rounded vectors (`halfvec`); where it holds the float32 vectors
+   * themselves its distances are the exact ones, so `limit` + {@link FETCH_MARGIN} rows
+   */
   overFetch?: number | undefined;
-  /** `hnsw.ef_search` lower bound (raised to the fetch size; pgvector caps it at 1000). @default 400 */
+  /** `hnsw.ef_search` lower bound (raised to the fetch size; pgvector caps it at 1000). @default 200 */
   efSearch?: number | undefined;
   /** `hnsw.max_scan_tuples` lower bound for iterative scans. @default 50000 */
   maxScanTuples?: number | undefined;
@@ -103,9 +118,24 @@ function positiveInt(value: number, name: string): number {
   return value;
 }
 
+/**
+ * Rows fetched beyond `limit` when the index's distances are exact (a `vector` index over the
+ * float32 vectors). Then the walk's order already is the exact one, and fetching more only adds
+ * rows: each costs its whole row and vector on the wire (about 0.1 ms a row at 512 dims,
+ * bench/RESULTS-postgres.md), so a recall's pool of 50 fetched as 100 cost 6 ms of its 14. The
+ * margin is for the filtered walks, where an iterative scan's later batches come in relaxed order.
+ */
+export const FETCH_MARGIN = 10;
+
+/** Rows to fetch for `limit` results, given what the space's index holds. */
+export function fetchSize(limit: number, indexType: DenseIndexShape['type'], tuning: PgVectorSearchTuning): number {
+  if (indexType === 'vector' && tuning.overFetch === undefined) return limit + FETCH_MARGIN;
+  return Math.max(limit * (tuning.overFetch ?? 2), limit + 30);
+}
+
 /** The SET LOCAL statements of an HNSW search (integers validated, so inlined). */
 function hnswSettings(caps: PgVectorCapabilities, fetch: number, tuning: PgVectorSearchTuning): string[] {
-  const ef = Math.min(1000, Math.max(positiveInt(tuning.efSearch ?? 400, 'efSearch'), fetch));
+  const ef = Math.min(1000, Math.max(positiveInt(tuning.efSearch ?? DEFAULT_EF_SEARCH, 'efSearch'), fetch));
   const maxTuples = Math.max(positiveInt(tuning.maxScanTuples ?? 50_000, 'maxScanTuples'), fetch * 100);
   const out: string[] = [];
   if (caps.citus) out.push(`SET LOCAL citus.propagate_set_commands = 'local'`);
@@ -118,6 +148,13 @@ function hnswSettings(caps: PgVectorCapabilities, fetch: number, tuning: PgVecto
   out.push(`SET LOCAL enable_seqscan = off`, `SET LOCAL enable_bitmapscan = off`, `SET LOCAL enable_sort = off`);
   return out;
 }
+
+/**
+ * `hnsw.ef_search` by default: on 100k LoCoMo-derived rows (bench/store-pgvector.ts, 200
+ * questions) 200 kept the top-10 equal to the exact one in 98% of queries (400: 100%, 150: 94.5%)
+ * at half the walk's cost of 400.
+ */
+export const DEFAULT_EF_SEARCH = 200;
 
 /** Bounds of the cut-over: below 200 rows exact is always cheap; counting past 50,000 is not. */
 export const CUTOVER_MIN = 200;
@@ -154,8 +191,8 @@ export async function pgvectorDenseSearch(
   const { space, limit } = request;
   const unit = unitVector(request.vector);
   if (unit === null || limit <= 0 || request.vector.length !== space.dim) return { candidates: [], path: 'exact' };
-  const fetch = Math.max(limit * (tuning.overFetch ?? 2), limit + 30);
   const shape = denseIndexShape(space);
+  const fetch = fetchSize(limit, shape.type, tuning);
   const params = [...request.params, space.model, space.dim];
   const base = `${request.where} AND m.embed_model = $${params.length - 1} AND m.embed_dim = $${params.length} AND m.embedding IS NOT NULL`;
   params.push(toPgVectorLiteral(request.vector), fetch);
@@ -186,7 +223,10 @@ export async function pgvectorDenseSearch(
   const cacheKey = `${names.memories}\u0000${sizeBase}\u0000${fetch}\u0000${JSON.stringify(sizeParams)}`;
   let side = tuning.scopeSizes?.get(cacheKey);
   if (side === undefined) {
-    const cutover = cutoverSql(names, denseIndexName(names.prefix, space), fetch, tuning);
+    // The cut-over's ratio a/b was measured with the walk fetching max(2·limit, limit + 30) rows
+    // at ef_search 400; it stays where it was measured (bench/store-pgvector.ts re-measures it).
+    const cutoverFetch = Math.max(limit * 2, limit + 30);
+    const cutover = cutoverSql(names, denseIndexName(names.prefix, space), cutoverFetch, tuning);
     const counted = await sql.all<{ n: number; cutover: number }>(
       `WITH c AS (SELECT ${cutover} AS cutover)
        SELECT (SELECT count(*)::int FROM (SELECT 1 FROM ${names.memories} m WHERE ${sizeBase} LIMIT (SELECT cutover + 1 FROM c)) AS s) AS n,

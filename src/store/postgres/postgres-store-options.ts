@@ -33,7 +33,7 @@ export interface PostgresStoreOptions {
   /**
    * HNSW parameters (bench/store-pgvector.ts measured them): `m` and `efConstruction` apply to
    * indexes built from now on; `efSearch` is the lower bound of `hnsw.ef_search` per search.
-   * @default { m: 32, efConstruction: 128, efSearch: 400 }
+   * @default { m: 32, efConstruction: 128, efSearch: 200 }
    */
   hnsw?: { m?: number | undefined; efConstruction?: number | undefined; efSearch?: number | undefined } | undefined;
   /**
