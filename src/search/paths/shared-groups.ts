@@ -11,7 +11,7 @@ export interface PathGroup extends SearchGroup {
 /**
  * A grouped channel for several paths of one scope from one shared search, split by type: the
  * paths' types together, at the largest pool any of them asks for, each hit going to the paths
- * of its type. A scope is thus scanned and ranked once whatever the number of paths, and every
+ * of its type. A scope is thus searched once per channel whatever the number of paths, and every
  * path's candidates are the shared pool's members of its types — the core recall's pool, split.
  *
  * A path the split leaves with fewer than its `floor` hits, while the shared list was full (so
