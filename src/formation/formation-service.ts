@@ -42,11 +42,12 @@ export interface FormationServiceDeps {
   withRetry?: (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
   onEvent?: FormationEventListener | undefined;
   /**
-   * The write guard: turns are masked before they are stored, embedded or extracted from, and
-   * the operations the LLMs propose before they are embedded and written, and the neighbour
-   * queries (candidates' texts) before they are embedded. @default none
+   * The write guard: turns are masked before they are stored, embedded or extracted from, the
+   * candidates the extraction LLM proposes before they are consolidated, the operations the LLMs
+   * propose before they are embedded and written, and the neighbour queries (candidates' texts)
+   * before they are embedded. @default none
    */
-  guard?: Pick<FormationGuard, 'turns' | 'operations' | 'query'> | undefined;
+  guard?: Pick<FormationGuard, 'turns' | 'candidates' | 'operations' | 'query'> | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { ApplyContext, ApplyResult, FormationStore } from './formation-stor
 import { NO_USAGE } from './llm-usage.js';
 import { factScope, windowOfJob } from './window-of-job.js';
 import type { FormationJob, JobError } from './work-queue.js';
-import { writeFormedWindow, type EmbedTexts, type OperationsGuard } from './write-formed-window.js';
+import { writeFormedWindow, type EmbedTexts, type FormationJobGuard } from './write-formed-window.js';
 
 export type { EmbedTexts } from './write-formed-window.js';
 
@@ -24,8 +24,12 @@ export interface RunJobDeps {
    * turns of the facts the window superseded (`superseded`). @default 'superseded'
    */
   archive?: 'formed' | 'superseded' | undefined;
-  /** The write guard over what the LLMs proposed (see `writeFormedWindow`). @default none */
-  guard?: OperationsGuard | undefined;
+  /**
+   * The write guard over what the LLMs proposed: the candidates of the extraction before they
+   * are consolidated (prompt, neighbour search, embeddings), the operations before they are
+   * written (see `writeFormedWindow`). @default none
+   */
+  guard?: FormationJobGuard | undefined;
 }
 
 /** What a succeeded job did. */
@@ -86,6 +90,8 @@ export async function runJob(
   const window = windowOfJob(job, episodes);
   const extracted = window.turns.length === 0 ? null : await extractWindow(deps.formation, window, { signal });
   signal.throwIfAborted();
+  // What the extraction LLM proposed is masked before a second LLM call or an embedding reads it.
+  const guarded = extracted === null || deps.guard === undefined ? null : await deps.guard.candidates(extracted.candidates, job.tenant);
   return inOrder(async () => {
     signal.throwIfAborted();
     if (extracted === null) {
@@ -99,11 +105,14 @@ export async function runJob(
       await writeFormedWindow(deps.store, deps.embed, { id: job.id, owner, result }, [], context, signal);
       return { outcome: null, operations: 0 };
     }
-    const outcome = await consolidateWindow(deps.formation, extracted, { signal });
+    const toConsolidate = guarded === null ? extracted : { ...extracted, candidates: guarded.candidates };
+    const outcome = await consolidateWindow(deps.formation, toConsolidate, { signal });
     signal.throwIfAborted();
+    const refused = guarded?.dropped.length ?? 0;
     const result = {
-      candidates: outcome.candidates.length,
+      candidates: extracted.candidates.length,
       operations: outcome.operations.length,
+      ...(refused > 0 ? { dropped: refused } : {}),
       extraction: outcome.usage.extraction,
       consolidation: outcome.usage.consolidation,
     };

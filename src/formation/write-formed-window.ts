@@ -46,6 +46,9 @@ async function vectorsFor(
 /** The write guard's part in formation's writes: what an LLM proposed, masked by the tenant's policy. */
 export type OperationsGuard = Pick<FormationGuard, 'operations'>;
 
+/** The write guard's part in a formation job: candidates masked before consolidation, operations before writing. */
+export type FormationJobGuard = Pick<FormationGuard, 'operations' | 'candidates'>;
+
 /**
  * The one place formed memories are written: passes what a window's operations write through the
  * write guard (masked by the tenant's policy like `add` and `update`; an operation the policy
@@ -72,7 +75,8 @@ export async function writeFormedWindow(
     const guarded = await guard.operations(operations, context.tenant);
     written = guarded.operations;
     if (guarded.dropped.length > 0) {
-      const result = { ...job.result, operations: written.length, dropped: guarded.dropped.length };
+      const dropped = (job.result.dropped ?? 0) + guarded.dropped.length;
+      const result = { ...job.result, operations: written.length, dropped };
       completion = { ...job, result };
     }
   }

@@ -1,4 +1,5 @@
 import { EngramError } from '../model/errors.js';
+import type { CleanStrings } from './clean-strings.js';
 import type { SafetyFields } from './memory-fields.js';
 import { runSafety } from './run-safety.js';
 import { DEFAULT_SAFETY_POLICY, type SafetyPolicy } from './safety-policy.js';
@@ -18,6 +19,18 @@ export interface WriteSafetyResult<T> {
 export interface ApplyWriteSafetyOptions {
   /** Prefix of the field paths in errors, e.g. `memories[3]` (the report's paths stay relative). @default none */
   field?: string | undefined;
+  /**
+   * Shared by the memories of one batch: strings inside a clean string of an earlier memory
+   * (a background repeating the previous turn) are not scanned again. Same answers. @default none
+   */
+  clean?: CleanStrings | undefined;
+  /** Count masks already in `text`, `key` and `tags` (see `RunSafetyOptions`). @default false */
+  recogniseMasks?: boolean | undefined;
+}
+
+/** A report's field path as the request names it (`memories[3].text`). */
+function pathIn(prefix: string | undefined, field: string): string {
+  return prefix === undefined ? field : `${prefix}.${field}`;
 }
 
 function unique<T>(values: Iterable<T>): T[] {
@@ -49,12 +62,11 @@ export function applyWriteSafety<T extends SafetyFields>(
   policy: SafetyPolicy = DEFAULT_SAFETY_POLICY,
   options: ApplyWriteSafetyOptions = {},
 ): WriteSafetyResult<T> {
-  const pass = runSafety(input, policy, 'write');
-  const at = (field: string): string => (options.field === undefined ? field : `${options.field}.${field}`);
+  const pass = runSafety(input, policy, 'write', options);
   if (pass.rejected.length > 0) {
     const categories = unique(pass.rejected.map((r) => r.category));
-    const fields = unique(pass.rejected.map((r) => at(r.field)));
-    const where = pass.rejected.map((r) => `${r.category} in ${at(r.field)}`);
+    const fields = unique(pass.rejected.map((r) => pathIn(options.field, r.field)));
+    const where = pass.rejected.map((r) => `${r.category} in ${pathIn(options.field, r.field)}`);
     throw new EngramError(
       'SENSITIVE_DATA_REJECTED',
       `the memory holds data the safety policy rejects: ${unique(where).join(', ')}`,
@@ -64,7 +76,7 @@ export function applyWriteSafety<T extends SafetyFields>(
     );
   }
   if (policy.poisoning.action === 'reject' && pass.report.flags.length > 0) {
-    const fields = unique(pass.report.flags.map((f) => at(f.field)));
+    const fields = unique(pass.report.flags.map((f) => pathIn(options.field, f.field)));
     const rules = unique(pass.report.flags.flatMap((f) => f.rules));
     throw new EngramError(
       'INSTRUCTION_REJECTED',

@@ -2,7 +2,9 @@ import { isEngramError } from '../model/errors.js';
 import type { FormationOp, SafetyReportPatch } from '../model/formation/operations.js';
 import type { JsonObject } from '../model/json.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
+import type { MemoryType } from '../model/memory-type.js';
 import { applyWriteSafety } from './apply-write-safety.js';
+import { CleanStrings } from './clean-strings.js';
 import { isCleanReport, safetyReportToJson, type SafetyReport } from './safety-report.js';
 import type { WriteGuard } from './write-guard.js';
 
@@ -19,6 +21,22 @@ export interface GuardedOperations {
    * supersessions whose successor was refused (SUCCESSOR_DROPPED): dropped, never written.
    */
   dropped: Array<{ op: FormationOp['op']; id: string; code: string }>;
+}
+
+/** What the guard did to a window's candidates before consolidation. */
+export interface GuardedCandidates<C> {
+  /** The candidates the policy lets through, masked, in order. */
+  candidates: C[];
+  /** Candidates refused by the policy (`code`: SENSITIVE_DATA_REJECTED, INSTRUCTION_REJECTED): never consolidated. */
+  dropped: Array<{ index: number; code: string }>;
+}
+
+/** The strings of a candidate fact that the guard masks (what a consolidation prompt and an embedding read). */
+interface CandidateText {
+  text: string;
+  key: string | null;
+  tags: string[];
+  type: MemoryType;
 }
 
 function opId(op: FormationOp): string {
@@ -49,6 +67,36 @@ export class FormationGuard {
       const { input } = applyWriteSafety({ text: turn.text }, policy, { field: `messages[${i}]` });
       return input.text === turn.text ? turn : { ...turn, text: input.text };
     });
+  }
+
+  /**
+   * A window's candidate facts, as the extraction LLM proposed them, masked by the tenant's policy
+   * before they reach the consolidation prompt, the neighbour search or the consolidator's
+   * embeddings: nothing an LLM invented reaches a second LLM call or an embedding unmasked.
+   * Masks already there (copied from masked turns) are left as they are. A candidate the policy
+   * refuses is dropped, as its operation would be.
+   */
+  async candidates<C extends CandidateText>(candidates: readonly C[], tenant: string): Promise<GuardedCandidates<C>> {
+    const policy = await this.guard.policy(tenant);
+    const out: GuardedCandidates<C> = { candidates: [], dropped: [] };
+    if (!policy.enabled) return { candidates: [...candidates], dropped: [] };
+    const clean = new CleanStrings();
+    candidates.forEach((candidate, index) => {
+      try {
+        const { input, changed } = applyWriteSafety(
+          { text: candidate.text, key: candidate.key, tags: candidate.tags, type: candidate.type },
+          policy,
+          { field: `candidate ${index}`, clean, recogniseMasks: true },
+        );
+        out.candidates.push(
+          changed ? { ...candidate, text: input.text, key: input.key ?? null, tags: input.tags ?? [] } : candidate,
+        );
+      } catch (error) {
+        if (!isEngramError(error)) throw error;
+        out.dropped.push({ index, code: error.code });
+      }
+    });
+    return out;
   }
 
   /** A query formation recalls with (a candidate's text): masked as `recall` masks its query. */
@@ -92,12 +140,14 @@ function reportPatch(report: SafetyReport, replaces: string[]): SafetyReportPatc
 function guardOp(op: FormationOp, guard: WriteGuard, policy: Parameters<WriteGuard['inputs']>[1]): FormationOp {
   switch (op.op) {
     case 'add': {
-      const [memory] = guard.inputs([op.memory], policy, 'operations');
+      // Its text is a candidate's, masked before consolidation: those masks count in its report.
+      const [memory] = guard.inputs([op.memory], policy, 'operations', { recogniseMasks: true });
       return memory === op.memory ? op : { ...op, memory: memory as typeof op.memory };
     }
     case 'update': {
       const { input, report } = applyWriteSafety({ ...op.patch, sources: op.addSources }, policy, {
         field: `update ${op.id}`,
+        recogniseMasks: true,
       });
       const patch = { ...op.patch, text: input.text, key: input.key, tags: input.tags as string[] | undefined };
       for (const name of ['text', 'key', 'tags'] as const) if (op.patch[name] === undefined) delete patch[name];

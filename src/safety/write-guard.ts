@@ -4,6 +4,7 @@ import type { EmbeddingInfo, Memory } from '../model/memory.js';
 import type { MemoryType } from '../model/memory-type.js';
 import type { SafetyPolicyPatch } from '../model/safety-policy-patch.js';
 import { applyWriteSafety } from './apply-write-safety.js';
+import { CleanStrings } from './clean-strings.js';
 import { runSafety } from './run-safety.js';
 import type { SafetyFields } from './memory-fields.js';
 import { DEFAULT_SAFETY_POLICY, mergeSafetyPolicy, type SafetyPolicy } from './safety-policy.js';
@@ -121,7 +122,8 @@ export class WriteGuard {
 
   /**
    * New memories: each masked, its report in its metadata (a caller's own `engramSafety` is
-   * replaced). `field` prefixes the paths of a rejection (`memories[3].text`).
+   * replaced). `field` prefixes the paths of a rejection (`memories[3].text`);
+   * `options.recogniseMasks` counts masks already in the text (formation's facts, see `runSafety`).
    *
    * @throws EngramError('SENSITIVE_DATA_REJECTED' | 'INSTRUCTION_REJECTED') naming category and field, never the value.
    */
@@ -129,10 +131,13 @@ export class WriteGuard {
     inputs: readonly T[],
     policy: SafetyPolicy,
     field = 'memories',
+    options: { recogniseMasks?: boolean | undefined } = {},
   ): T[] {
     if (!policy.enabled) return inputs.map((input) => this.#withoutForgedReport(input));
+    const clean = new CleanStrings();
+    const { recogniseMasks } = options;
     return inputs.map((input, i) => {
-      const { input: out, report } = applyWriteSafety(input, policy, { field: `${field}[${i}]` });
+      const { input: out, report } = applyWriteSafety(input, policy, { field: `${field}[${i}]`, clean, recogniseMasks });
       const metadata = withStoredReport(out.metadata, report);
       return metadata === out.metadata ? out : { ...out, metadata };
     });

@@ -4,6 +4,9 @@
  * with a card number and an API key the transcript never held — are masked like `add` / `update`
  * before they are embedded or stored, an update's new text recomputes the memory's safety report
  * (categories and counts, never values), and an operation the tenant's policy refuses is dropped.
+ * The candidates the extraction LLM proposes are masked before consolidation: neither the
+ * consolidation request nor any embedding input (the rule consolidator's comparisons included)
+ * holds what it invented.
  * The stores are real: a SQLite file (whose bytes are read) and a throwaway PostgreSQL server.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import type { SafetyPolicyPatch } from '../../src/model/safety-policy-patch.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { chatFor } from '../formation/support/chat-for.js';
 import {
+  CONSOLIDATE,
   consolidationRule,
   extractionRule,
   FormationBackends,
@@ -23,7 +27,11 @@ import {
   testFormation,
   type BackendName,
 } from '../formation/support/formation-fixture.js';
-import { startScriptedLlm, type ScriptedLlmServer } from '../formation/support/scripted-llm-server.js';
+import {
+  startScriptedLlm,
+  type ScriptedLlmServer,
+  type ScriptRule,
+} from '../formation/support/scripted-llm-server.js';
 import { body, luhnNumber } from './support/tokens.js';
 
 const OPENAI = `sk-proj-${body(64, 91, 'ABCDEFGHIJabcdefghij0123456789_-')}`;
@@ -79,14 +87,16 @@ const rules = () => [
   ]),
 ];
 
-async function setUp(backend: BackendName, policy: SafetyPolicyPatch = {}) {
-  const server = await startScriptedLlm({ rules: rules() });
+async function setUp(backend: BackendName, policy: SafetyPolicyPatch = {}, script: ScriptRule[] = rules()) {
+  const server = await startScriptedLlm({ rules: script });
   const location = await backends.location(backend);
   const embedded: string[] = [];
+  const everyInput: string[] = [];
   const embedder = new (class extends HashedEmbedder {
     override async embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]> {
       // What is stored: the vectors of formed memories (the rule consolidator's own comparisons pass no role).
       if (options?.role === 'document') embedded.push(...texts);
+      everyInput.push(...texts);
       return super.embed(texts);
     }
   })({ dim: 128 });
@@ -98,7 +108,7 @@ async function setUp(backend: BackendName, policy: SafetyPolicyPatch = {}) {
     safety: { policy },
   });
   open.push({ engram, server });
-  return { engram, server, location, embedded };
+  return { engram, server, location, embedded, everyInput };
 }
 
 async function facts(engram: Engram): Promise<Memory[]> {
@@ -185,5 +195,53 @@ describe.each(['sqlite', 'postgres'] as const)('formation writes through the gua
     const jobs = await engram.formationJobs({ scope: ANA, states: ['succeeded'] });
     expect(jobs.items[0]?.result).toMatchObject({ candidates: 2, operations: 1, dropped: 1 });
     expect(JSON.stringify(formed)).not.toContain(CARD);
+  });
+});
+
+/** The second window's candidates hold values its turns never held; consolidation fails, so the rules embed them. */
+const candidateRules = (): ScriptRule[] => [
+  extractionRule('extract-1', 'pay the rent by card', [
+    { text: 'Ana pays the rent by card', turn: 'pay the rent by card', key: 'user.rent' },
+    { text: 'Ana looks after the staging server', turn: 'staging server', key: 'user.staging' },
+  ]),
+  extractionRule('extract-2', 'new card', [
+    { text: `Ana pays the rent with her card ${CARD}`, turn: 'new card', key: 'user.rent' },
+    { text: `Ana's staging server key is ${OPENAI}`, turn: 'new key', key: 'user.staging' },
+  ]),
+  { name: 'consolidate', match: (r) => r.prompt.includes(CONSOLIDATE), reply: { fault: 'server-error' } },
+];
+
+describe.each(['sqlite', 'postgres'] as const)('candidates masked before consolidation on %s', (backend) => {
+  it('sends no invented value to the consolidation call or an embedding; the fact counts its mask once', async () => {
+    const { engram, server, everyInput } = await setUp(backend, {}, candidateRules());
+    await engram.remember(session1, { scope: ANA });
+    await engram.idle({ timeoutMs: 20_000 });
+    await engram.remember(
+      turns('s2', ['These days I pay the rent with my new card.', 'I got a new key for the staging server.']),
+      { scope: ANA },
+    );
+    await engram.idle({ timeoutMs: 20_000 });
+
+    const consolidation = server.calls.filter((c) => c.request.prompt.includes(CONSOLIDATE));
+    expect(consolidation.length).toBeGreaterThan(0);
+    const sent = JSON.stringify(consolidation.map((c) => c.request));
+    expect(sent).toContain(`[card Visa •••• ${CARD.slice(-4)}]`);
+    expect(sent).toContain('[secret:openai]');
+    for (const value of [CARD, OPENAI]) {
+      expect(sent).not.toContain(value);
+      expect(everyInput.filter((t) => t.includes(value))).toEqual([]);
+    }
+    // The rule consolidator compared the masked candidates.
+    expect(everyInput).toContain(`Ana pays the rent with her card [card Visa •••• ${CARD.slice(-4)}]`);
+
+    const rent = (await facts(engram)).find((m) => m.text.includes('with her card')) as Memory;
+    expect(rent.text).toBe(`Ana pays the rent with her card [card Visa •••• ${CARD.slice(-4)}]`);
+    expect(rent.metadata.engramSafety).toEqual({
+      masked: { card: 1 },
+      items: [{ field: 'text', category: 'card', kind: 'Visa' }],
+      flags: [],
+    });
+    const everything = JSON.stringify((await engram.list({ scope: ANA, limit: 100 })).items);
+    for (const value of [CARD, OPENAI]) expect(everything).not.toContain(value);
   });
 });

@@ -62,7 +62,7 @@ export interface FormationJob extends JobWindow {
     candidates: number;
     /** Operations written. */
     operations: number;
-    /** Operations the write-safety policy refused (never written); absent when none. */
+    /** Candidates and operations the write-safety policy refused (never consolidated or written); absent when none. */
     dropped?: number | undefined;
     extraction: LlmUsage;
     consolidation: LlmUsage;

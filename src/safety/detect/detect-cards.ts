@@ -5,6 +5,8 @@ import { luhnValid } from './luhn.js';
 
 /** 13 to 19 digits, optionally grouped by single spaces or dashes (two spaces tolerated). */
 const CANDIDATE = /(?<![\w.,/-])\d(?:(?: {1,2}|-)?\d){12,18}(?![\w/-]|[.,]\d)/g;
+/** The fewest characters {@link CANDIDATE} matches. */
+const SHORTEST = 13;
 
 /** How people and card faces group the digits: fours (last group shorter), 4-6-5 (Amex), 4-6-4 (Diners). */
 function groupedLikeACard(candidate: string): boolean {
@@ -31,6 +33,7 @@ export function cardBrand(digits: string): string | null {
  */
 export function detectCards(text: string, from = 0): Finding[] {
   const out: Finding[] = [];
+  if (text.length - from < SHORTEST) return out;
   CANDIDATE.lastIndex = from;
   for (let match = CANDIDATE.exec(text); match !== null; match = CANDIDATE.exec(text)) {
     const card = longestCard(match[0]);

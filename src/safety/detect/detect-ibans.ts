@@ -6,6 +6,8 @@ const SPECS = getCountrySpecifications();
 
 /** Country code and check digits, then the BBAN, possibly in groups split by single spaces or dashes. */
 const CANDIDATE = /(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})((?:[ -]?[A-Za-z0-9]){8,32})/g;
+/** The fewest characters {@link CANDIDATE} matches. */
+const SHORTEST = 12;
 
 /**
  * IBANs: the country's registered length (ISO 13616, via ibantools' country table), its BBAN
@@ -14,6 +16,7 @@ const CANDIDATE = /(?<![A-Za-z0-9])([A-Za-z]{2})(\d{2})((?:[ -]?[A-Za-z0-9]){8,3
  */
 export function detectIbans(text: string, from = 0): Finding[] {
   const out: Finding[] = [];
+  if (text.length - from < SHORTEST) return out;
   const pattern = CANDIDATE;
   pattern.lastIndex = from;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {

@@ -15,9 +15,16 @@ const TRIGGERS = new LiteralIndex(
   ),
 );
 
-/** Every secret {@link SECRET_RULES} find in `text`, possibly overlapping (the caller resolves). */
-export function detectSecrets(text: string): Finding[] {
-  const triggered = TRIGGERS.find(text);
+/** The rules of {@link SECRET_RULES} with a trigger in `text` (`[i]` is 1), or null when none has. */
+export function secretTriggers(text: string): Uint8Array | null {
+  return TRIGGERS.find(text);
+}
+
+/**
+ * Every secret {@link SECRET_RULES} find in `text`, possibly overlapping (the caller resolves).
+ * `triggered`: the text's {@link secretTriggers}, when the caller has them already.
+ */
+export function detectSecrets(text: string, triggered: Uint8Array | null = TRIGGERS.find(text)): Finding[] {
   if (triggered === null) return [];
   const out: Finding[] = [];
   for (let i = 0; i < SECRET_RULES.length; i++) {

@@ -5,7 +5,7 @@ import { detectCards } from './detect-cards.js';
 import { detectEmails } from './detect-emails.js';
 import { detectIbans } from './detect-ibans.js';
 import { detectPhones } from './detect-phones.js';
-import { detectSecrets } from './detect-secrets.js';
+import { detectSecrets, secretTriggers } from './detect-secrets.js';
 import type { Finding } from './finding.js';
 import { detectNationalIds, type CompiledNationalId } from './national-ids.js';
 
@@ -35,14 +35,38 @@ function append(into: readonly Finding[], more: readonly Finding[]): readonly Fi
 }
 
 /**
+ * Whether a text holds a trigger of the secret rules. A part of a text without one, bounded by
+ * non-word characters, has none either (a literal absent from a text is absent from its parts),
+ * so its scan can be skipped: see `CleanStrings`.
+ */
+export interface SecretTriggerNote {
+  /** In: the caller knows the text has none (the scan is skipped). Out: it has none, or secrets are not looked for. */
+  none: boolean;
+}
+
+/**
  * Every piece of sensitive data in `text`, without overlaps, in text order. Where two findings
  * claim the same characters, the higher category (secret, card, iban, national id, phone, e-mail)
- * wins, then the longer one, then the earlier rule.
+ * wins, then the longer one, then the earlier rule. `triggers`: see {@link SecretTriggerNote}.
  */
-export function detectSensitive(text: string, options: DetectOptions = {}): readonly Finding[] {
-  if (text.length < MIN_LENGTH) return NONE;
+export function detectSensitive(
+  text: string,
+  options: DetectOptions = {},
+  triggers?: SecretTriggerNote,
+): readonly Finding[] {
+  if (text.length < MIN_LENGTH) {
+    if (triggers !== undefined) triggers.none = true;
+    return NONE;
+  }
   const only = options.categories;
-  let all = only === undefined || only.has('secret') ? detectSecrets(text) : NONE;
+  let all = NONE;
+  if (only !== undefined && !only.has('secret')) {
+    if (triggers !== undefined) triggers.none = true;
+  } else if (triggers?.none !== true) {
+    const triggered = secretTriggers(text);
+    if (triggers !== undefined) triggers.none = triggered === null;
+    if (triggered !== null) all = detectSecrets(text, triggered);
+  }
   // Cards, IBANs and phone numbers all hold digits, none before the text's first one less two
   // (an IBAN's country letters): one search for it rules all three out of most prose, and
   // starts their scans there. (Counting the digits instead cost more than it saved.)

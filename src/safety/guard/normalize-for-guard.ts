@@ -1,3 +1,5 @@
+import type { ScanNote } from '../scan-note.js';
+
 /**
  * The text the guard's rules read: what a model would read, without the disguises that keep a
  * pattern from matching.
@@ -8,15 +10,21 @@
  *   confusables), so `іgnоre` reads `ignore`;
  * - letters spelled out one by one (`I G N O R E`, `i.g.n.o.r.e`) joined.
  *
- * Offsets are not preserved; the result is only matched, never stored.
+ * Offsets are not preserved; the result is only matched, never stored. `note.nothingWithin` is
+ * set to false when the text is not plain ASCII without spelled-out letters (a part of it might
+ * not read as the same characters).
  */
-export function normalizeForGuard(text: string): string {
+export function normalizeForGuard(text: string, note?: ScanNote): string {
   let out = text;
   if (NON_ASCII.test(out)) {
+    if (note !== undefined) note.nothingWithin = false;
     out = out.normalize('NFKC').replace(INVISIBLE, '');
     if (CONFUSABLE_RANGE.test(out)) out = out.replace(CONFUSABLE_RANGE_G, (ch) => CONFUSABLES.get(ch) ?? ch);
   }
-  if (SPELLED_HINT.test(out) && SPELLED.test(out)) out = out.replace(SPELLED_G, (run) => run.replace(/[ .]/g, ''));
+  if (SPELLED_HINT.test(out) && SPELLED.test(out)) {
+    if (note !== undefined) note.nothingWithin = false;
+    out = out.replace(SPELLED_G, (run) => run.replace(/[ .]/g, ''));
+  }
   return out;
 }
 

@@ -1,5 +1,7 @@
 import { LiteralIndex } from '../literal-index.js';
+import type { ScanNote } from '../scan-note.js';
 import { clausePosition } from './clause-position.js';
+import { isContextFree } from './context-free-pattern.js';
 import { GUARD_RULES, type GuardRule } from './guard-rules.js';
 import { normalizeForGuard } from './normalize-for-guard.js';
 
@@ -56,6 +58,8 @@ const ANCHORS = new LiteralIndex(
 const GLOBAL = new Map<GuardRule, RegExp>(
   GUARD_RULES.map((rule) => [rule, new RegExp(rule.pattern.source, `${rule.pattern.flags}g`)]),
 );
+/** Rules whose matches in a part of a text are matches in the whole (see {@link ScanNote}). */
+const CONTEXT_FREE = GUARD_RULES.map((rule) => isContextFree(rule.pattern));
 /** A rule counts once per text, by its strongest match. */
 const MAX_MATCHES = 8;
 
@@ -69,7 +73,8 @@ function scoreMatch(rule: GuardRule, text: string, match: RegExpExecArray): numb
   return score;
 }
 
-function scoreRule(rule: GuardRule, text: string): GuardHit | null {
+/** The rule's strongest match in `text` as a hit, or null; `note` learns whether it matched at all. */
+function scoreRule(rule: GuardRule, text: string, note: ScanNote | undefined): GuardHit | null {
   const pattern = GLOBAL.get(rule) as RegExp;
   pattern.lastIndex = 0;
   let best: { score: number; match: RegExpExecArray } | null = null;
@@ -79,12 +84,18 @@ function scoreRule(rule: GuardRule, text: string): GuardHit | null {
     const score = scoreMatch(rule, text, match);
     if (best === null || score > best.score) best = { score, match };
   }
+  if (best !== null && note !== undefined) note.nothingWithin = false;
   if (best === null || best.score <= 0) return null;
   const snippet = best.match[0].replace(/\s+/g, ' ').trim().slice(0, 60);
   return { rule: rule.id, reason: rule.reason, snippet, score: best.score };
 }
 
-function scoreText(text: string, options: GuardOptions, depth: number): GuardHit[] {
+/**
+ * The hits of the rules anchored in `text` (at depth 0 with base64 read too). `note` stays true
+ * only if no rule matched, no rule that reads context beyond a part (`^`, a negative
+ * lookaround) had an anchor, and no run long enough to hide base64 was there.
+ */
+function scoreText(text: string, options: GuardOptions, depth: number, note?: ScanNote): GuardHit[] {
   const hits: GuardHit[] = [];
   // Rules run only where one of their anchors occurs.
   const candidates = ANCHORS.find(text);
@@ -93,18 +104,20 @@ function scoreText(text: string, options: GuardOptions, depth: number): GuardHit
     if (candidates?.[i] !== 1) continue;
     const rule = GUARD_RULES[i] as GuardRule;
     if (rule.toolSyntax === true && options.allowToolSyntax === true) continue;
-    const hit = scoreRule(rule, text);
+    if (note !== undefined && CONTEXT_FREE[i] !== true) note.nothingWithin = false;
+    const hit = scoreRule(rule, text, note);
     if (hit !== null) hits.push(hit);
   }
-  if (depth === 0) hits.push(...decodedHits(text, options));
+  if (depth === 0) hits.push(...decodedHits(text, options, note));
   return hits;
 }
 
 /** Base64 that decodes to readable text is read again; a hidden instruction scores as a visible one. */
-function decodedHits(text: string, options: GuardOptions): GuardHit[] {
+function decodedHits(text: string, options: GuardOptions, note: ScanNote | undefined): GuardHit[] {
   const out: GuardHit[] = [];
   let decoded = 0;
   if (!hasLongUnbrokenRun(text)) return out;
+  if (note !== undefined) note.nothingWithin = false;
   BASE64_RUN.lastIndex = 0;
   for (let match = BASE64_RUN.exec(text); match !== null; match = BASE64_RUN.exec(text)) {
     if (++decoded > MAX_DECODED) break;
@@ -160,11 +173,15 @@ function readable(text: string): boolean {
  * planted behaviours, prompt leaks, exfiltration, and any of these hidden in base64. A scored
  * rule set, no model: each hit scores by its strength and position (a command at the start of a
  * clause more, a narrated one less), and the text is flagged when the sum reaches the threshold.
+ *
+ * `note`, when given, is set to whether the verdict is clean for every part of the text as well
+ * (for the same `allowToolSyntax`): see {@link ScanNote}.
  */
-export function checkInstructions(text: string, options: GuardOptions = {}): GuardVerdict {
+export function checkInstructions(text: string, options: GuardOptions = {}, note?: ScanNote): GuardVerdict {
   const threshold = options.threshold ?? 1;
-  const normalised = normalizeForGuard(text);
-  const hits = scoreText(normalised, options, 0);
+  if (note !== undefined) note.nothingWithin = true;
+  const normalised = normalizeForGuard(text, note);
+  const hits = scoreText(normalised, options, 0, note);
   if (hits.length === 0) return CLEAN;
   let score = hits.reduce((sum, hit) => sum + hit.score, 0);
   if (score < threshold && AI_CONTEXT.test(normalised)) score += AI_CONTEXT_BONUS;
