@@ -78,8 +78,8 @@ export class FormationGuard {
    */
   async candidates<C extends CandidateText>(candidates: readonly C[], tenant: string): Promise<GuardedCandidates<C>> {
     const policy = await this.guard.policy(tenant);
-    const out: GuardedCandidates<C> = { candidates: [], dropped: [] };
     if (!policy.enabled) return { candidates: [...candidates], dropped: [] };
+    const out: GuardedCandidates<C> = { candidates: [], dropped: [] };
     const clean = new CleanStrings();
     candidates.forEach((candidate, index) => {
       try {

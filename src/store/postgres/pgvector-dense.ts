@@ -130,7 +130,12 @@ export const FETCH_MARGIN = 10;
 /** Rows to fetch for `limit` results, given what the space's index holds. */
 export function fetchSize(limit: number, indexType: DenseIndexShape['type'], tuning: PgVectorSearchTuning): number {
   if (indexType === 'vector' && tuning.overFetch === undefined) return limit + FETCH_MARGIN;
-  return Math.max(limit * (tuning.overFetch ?? 2), limit + 30);
+  return overFetched(limit, tuning.overFetch);
+}
+
+/** `max(limit · overFetch, limit + 30)`: the fetch of an index whose distances are rounded. */
+function overFetched(limit: number, overFetch = 2): number {
+  return Math.max(limit * overFetch, limit + 30);
 }
 
 /** The SET LOCAL statements of an HNSW search (integers validated, so inlined). */
@@ -225,7 +230,7 @@ export async function pgvectorDenseSearch(
   if (side === undefined) {
     // The cut-over's ratio a/b was measured with the walk fetching max(2·limit, limit + 30) rows
     // at ef_search 400; it stays where it was measured (bench/store-pgvector.ts re-measures it).
-    const cutoverFetch = Math.max(limit * 2, limit + 30);
+    const cutoverFetch = overFetched(limit);
     const cutover = cutoverSql(names, denseIndexName(names.prefix, space), cutoverFetch, tuning);
     const counted = await sql.all<{ n: number; cutover: number }>(
       `WITH c AS (SELECT ${cutover} AS cutover)
