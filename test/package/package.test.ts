@@ -332,7 +332,8 @@ describe('the packed package, installed into a fresh project as a new user would
       const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
       expect(script).toMatch(/^\/inspector\/assets\/.+\.js$/);
       expect((await fetch(`${url}${script as string}`)).status).toBe(200);
-      expect(output.stdout()).toContain(`Memory inspector: ${url}/inspector/\n`); // no "not built yet" hint
+      const inspectorLine = (await output.printed(/Memory inspector: .*\n/))[0];
+      expect(inspectorLine).toBe(`Memory inspector: ${url}/inspector/\n`); // no "not built yet" hint
       process.kill(-group, 'SIGTERM');
       await output.closed;
       await expect(fetch(`${url}/healthz`)).rejects.toThrow();
