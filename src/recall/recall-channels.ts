@@ -54,6 +54,8 @@ export async function runRecallChannels(
       })
     : Promise.resolve([]);
   const t2 = now();
+  // Awaited below; handled now so that a dense failure does not leave its rejection unhandled.
+  lexicalPromise.catch(() => undefined);
   const denseRows = await densePromise;
   const t3 = now();
   const lexicalRows = await lexicalPromise;

@@ -15,10 +15,12 @@ export interface NodeServerTimeouts {
   keepAliveTimeoutMs?: number | undefined;
 }
 
-/** A Node HTTP server and the sockets it holds open (for shutdown). */
+/** A Node HTTP server, the sockets it holds open and the requests it is handling (for shutdown). */
 export interface NodeServer {
   server: Server;
   sockets: Set<Socket>;
+  /** One promise per request whose handler has not ended (its client may have gone). */
+  inFlight: Set<Promise<unknown>>;
 }
 
 /**
@@ -41,9 +43,14 @@ export function createNodeServer(
     },
     (req, res) => {
       if (draining()) res.setHeader('connection', 'close');
-      void listener(req, res);
+      // Tracked until the handler ends, even when its client has gone: shutdown waits for it
+      // before it closes the store the handler may still be using.
+      const done = (): void => void inFlight.delete(handling);
+      const handling: Promise<void> = listener(req, res).then(done, done);
+      inFlight.add(handling);
     },
   );
+  const inFlight = new Set<Promise<unknown>>();
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -55,7 +62,7 @@ export function createNodeServer(
     if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy();
   });
-  return { server, sockets };
+  return { server, sockets, inFlight };
 }
 
 /** Listens on `host:port`; CONFIG_ERROR when the address cannot be bound. */
