@@ -94,6 +94,7 @@ export class Engram implements MemoryApi {
       clock: this.clock,
       withRetry: (fn) => this.withRetry(fn),
       onError: (error) => this.options.onEvent?.({ type: 'usage-error', error }),
+      flushAfterMs: options.usageFlushMs,
     });
     this.context = {
       options,
@@ -120,6 +121,10 @@ export class Engram implements MemoryApi {
 
   /** Opens Engram over a store and an embedder, applying pending store migrations. */
   static async open(options: EngramOptions): Promise<Engram> {
+    const flushMs = options.usageFlushMs;
+    if (flushMs !== undefined && !(typeof flushMs === 'number' && Number.isFinite(flushMs) && flushMs >= 0)) {
+      throw new EngramError('CONFIG_ERROR', 'usageFlushMs must be a number of milliseconds ≥ 0');
+    }
     await options.store.migrate();
     return new Engram(options);
   }

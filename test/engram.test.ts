@@ -231,4 +231,18 @@ describe('Engram facade', () => {
     expect(first?.usage.lastUsedAt).not.toBeNull();
     await again.close();
   });
+
+  it('writes usage within usageFlushMs without close, and refuses a flush time that is not ≥ 0 ms', async () => {
+    const engram = await open(createTableEmbedder({}), { usageFlushMs: 10 });
+    const scope = { tenant: 't' };
+    await engram.addMany(corpus(10).map((text) => ({ text })), { scope });
+    const result = await engram.recall('rust', { scope, limit: 1, threshold: -1 });
+    const id = (result.hits[0] as { memory: { id: string } }).memory.id;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await engram.get(id, { scope }))?.usage.count).toBe(1);
+    await engram.close();
+    for (const usageFlushMs of [-1, Number.NaN, '5' as unknown as number]) {
+      await expect(open(createTableEmbedder({}), { usageFlushMs })).rejects.toMatchObject({ code: 'CONFIG_ERROR' });
+    }
+  });
 });

@@ -51,6 +51,11 @@ export interface EngramOptions {
   storeRetries?: number | undefined;
   /** Record use count / last use of recalled memories, in the background. @default true */
   trackUsage?: boolean | undefined;
+  /**
+   * How long recalled memories' uses gather before they are written together (one write per
+   * tenant per window; `close()` writes what is gathered). @default 100
+   */
+  usageFlushMs?: number | undefined;
   /** Environment read for `ENGRAM_RECALL_LEX_WEIGHT*`. @default process.env */
   env?: Record<string, string | undefined> | undefined;
   /** Wall clock. @default () => new Date() */

@@ -235,6 +235,13 @@ export interface MemoryStore {
   /** Adds 1 to the use count of each id and sets its last-used time. */
   recordUsage(tenant: string, ids: string[], at: string): Promise<void>;
   /**
+   * Optional. Many uses in one write: adds each entry's `count` to its id's use count and sets
+   * its last-used time to `lastUsedAt` (kept when null); entries of one id add up (the latest
+   * time wins); ids not in the tenant are ignored. The usage recorder writes a window of recalls
+   * with it; without it, it replays {@link recordUsage}.
+   */
+  addUsage?(tenant: string, usage: UsageEntry[]): Promise<void>;
+  /**
    * Optional. Rewrites the storage so that what updates and deletes overwrote no longer lies in
    * it (SQLite: FTS5's merged-away postings, the file's free pages, the WAL); `engram scrub`
    * calls it after it masked something. Slow (the whole database is rewritten) and exclusive

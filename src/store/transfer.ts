@@ -4,6 +4,7 @@ import type { Memory } from '../model/memory.js';
 import { MEMORY_STATUSES } from '../model/memory-type.js';
 import type { MemoryRecord, MemoryStore, UsageEntry } from './memory-store.js';
 import { RestoreCheck, withLine } from './restore-check.js';
+import { replayUsage } from './replay-usage.js';
 import { assertHistoryEvents } from './sql/history-rows.js';
 
 /** Format tag of one exported memory (one JSON object per JSONL line). */
@@ -231,23 +232,7 @@ async function restoreUsage(store: MemoryStore, tenant: string, usage: UsageEntr
     await store.setUsage(tenant, used);
     return;
   }
-  const byTime = new Map<string, UsageEntry[]>();
-  for (const entry of used) {
-    if (entry.lastUsedAt === null) continue; // a count without a time cannot be replayed
-    const group = byTime.get(entry.lastUsedAt) ?? [];
-    group.push(entry);
-    byTime.set(entry.lastUsedAt, group);
-  }
-  for (const [at, group] of byTime) {
-    const max = Math.max(...group.map((g) => g.count));
-    for (let k = 1; k <= max; k++) {
-      await store.recordUsage(
-        tenant,
-        group.filter((g) => g.count >= k).map((g) => g.id),
-        at,
-      );
-    }
-  }
+  await replayUsage(store, tenant, used);
 }
 
 /** What a restore reads: lines once over, or a function that opens them anew (read twice: checked, then written). */

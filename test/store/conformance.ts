@@ -1513,6 +1513,33 @@ export function runStoreConformance(
       await store.recordUsage(T, [], at(300));
     });
 
+    test('addUsage (optional) adds counts, merges repeated ids, keeps the time on null, within the tenant', async () => {
+      if (store.addUsage === undefined) return;
+      const T = tenant();
+      const other = tenant('other');
+      const a = makeRecord({ scope: { tenant: T } });
+      const b = makeRecord({ scope: { tenant: T } });
+      const x = makeRecord({ id: a.id, scope: { tenant: other } });
+      await store.insert([a, b]);
+      await store.insert([x]);
+      await store.recordUsage(T, [b.id], at(5));
+      await store.addUsage(T, [
+        { id: a.id, count: 1, lastUsedAt: at(30) },
+        { id: b.id, count: 2, lastUsedAt: null },
+        { id: a.id, count: 2, lastUsedAt: at(10) },
+        { id: 'missing', count: 3, lastUsedAt: at(1) },
+      ]);
+      const [ga, gb] = await store.get(T, [a.id, b.id]);
+      expect(ga?.usage).toEqual({ count: 3, lastUsedAt: at(30) });
+      expect(gb?.usage).toEqual({ count: 3, lastUsedAt: at(5) });
+      expect(ga?.updatedAt).toBe(a.updatedAt);
+      expect((await store.get(other, [a.id]))[0]?.usage).toEqual({ count: 0, lastUsedAt: null });
+      await store.addUsage(T, []);
+      await expectCode(store.addUsage(T, [{ id: a.id, count: -1, lastUsedAt: null }]), 'INVALID_INPUT');
+      await expectCode(store.addUsage(T, [{ id: a.id, count: 1, lastUsedAt: 'yesterday' }]), 'INVALID_INPUT');
+      expect((await store.get(T, [a.id]))[0]?.usage).toEqual({ count: 3, lastUsedAt: at(30) });
+    });
+
     test('setUsage (optional) sets counts and last-used times exactly, within the tenant', async () => {
       if (store.setUsage === undefined) return;
       const T = tenant();

@@ -175,13 +175,15 @@ export class PostgresStore extends SqlMemoryStore {
     );
   }
 
-  protected async addUsage(sql: SqlQueries, tenant: string, ids: string[], at: string): Promise<void> {
+  protected async incrementUsage(sql: SqlQueries, tenant: string, usage: UsageEntry[]): Promise<void> {
     // Rows are locked in id order, so concurrent calls with overlapping ids cannot deadlock.
     await sql.run(
       `WITH target AS (SELECT id FROM ${this.names.memories} WHERE tenant = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE)
-       UPDATE ${this.names.memories} AS m SET use_count = m.use_count + 1, last_used_at = $3
-       FROM target WHERE m.tenant = $1 AND m.id = target.id`,
-      [tenant, ids, at],
+       UPDATE ${this.names.memories} AS m
+       SET use_count = m.use_count + u.count, last_used_at = coalesce(u.last_used_at, m.last_used_at)
+       FROM target JOIN unnest($2::text[], $3::int[], $4::text[]) AS u(id, count, last_used_at) ON u.id = target.id
+       WHERE m.tenant = $1 AND m.id = target.id`,
+      [tenant, usage.map((u) => u.id), usage.map((u) => u.count), usage.map((u) => u.lastUsedAt)],
     );
   }
 

@@ -22,6 +22,7 @@ import type {
 } from '../memory-store.js';
 import { assertDenseQuery, assertLexicalQuery, assertTimestampArgument, assertUpdate } from '../query-validation.js';
 import { assertFilter, assertIds, assertRecord, assertTenant, assertUsageEntries } from '../record-validation.js';
+import { mergeUsage } from '../merge-usage.js';
 import { filterWhere } from './filter-where.js';
 import { pageOf, pageSql, planList } from './list-page.js';
 import { andThen, type Maybe } from './maybe-async.js';
@@ -80,8 +81,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
   protected abstract updateRow(sql: SqlQueries, change: RowChange): Maybe<SelectedMemory | null>;
   /** Removes rows of the tenant inside the delete transaction; how many were removed. */
   protected abstract deleteRows(sql: SqlQueries, tenant: string, ids: string[]): Maybe<number>;
-  /** Adds one use to each id (distinct) inside a transaction. */
-  protected abstract addUsage(sql: SqlQueries, tenant: string, ids: string[], at: string): Maybe<void>;
+  /** Adds each entry's count and sets its last-used time unless null (ids distinct) inside a transaction. */
+  protected abstract incrementUsage(sql: SqlQueries, tenant: string, usage: UsageEntry[]): Maybe<void>;
   /** Sets usage exactly inside a transaction. */
   protected abstract writeUsage(sql: SqlQueries, tenant: string, usage: UsageEntry[]): Maybe<void>;
   /** Top candidates by cosine with `unit` (the query scaled to unit length, never zero). */
@@ -298,7 +299,18 @@ export abstract class SqlMemoryStore implements MemoryStore {
       assertIds(ids);
       assertTimestampArgument(at, 'at');
       if (ids.length === 0) return undefined;
-      return this.runner.transaction('recordUsage', (sql) => this.addUsage(sql, tenant, unique(ids), at));
+      const usage = unique(ids).map((id) => ({ id, count: 1, lastUsedAt: at }));
+      return this.runner.transaction('recordUsage', (sql) => this.incrementUsage(sql, tenant, usage));
+    });
+  }
+
+  addUsage(tenant: string, usage: UsageEntry[]): Promise<void> {
+    return this.guard('addUsage', () => {
+      assertTenant(tenant);
+      assertUsageEntries(usage);
+      const merged = mergeUsage(usage);
+      if (merged.length === 0) return undefined;
+      return this.runner.transaction('addUsage', (sql) => this.incrementUsage(sql, tenant, merged));
     });
   }
 

@@ -260,12 +260,11 @@ export class SqliteStore extends SqlMemoryStore {
     this.runner.prepare(SQL.insertFts).run(pk, doc.body, doc.uni);
   }
 
-  protected addUsage(_sql: unknown, tenant: string, ids: string[], at: string): void {
-    this.runner
-      .prepare(
-        'UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE tenant = ? AND id IN (SELECT value FROM json_each(?))',
-      )
-      .run(at, tenant, JSON.stringify(ids));
+  protected incrementUsage(_sql: unknown, tenant: string, usage: UsageEntry[]): void {
+    const add = this.runner.prepare(
+      'UPDATE memories SET use_count = use_count + ?, last_used_at = coalesce(?, last_used_at) WHERE tenant = ? AND id = ?',
+    );
+    for (const entry of usage) add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
   }
 
   protected writeUsage(_sql: unknown, tenant: string, usage: UsageEntry[]): void {
