@@ -52,8 +52,11 @@ export const LAYER_RULES: LayerRules = {
   index: ['model', 'util', 'engram', 'recall', 'store', 'embed'],
 };
 
-/** Layers that may use the store only through its contract, never a backend or engine internals. */
-const STORE_CONTRACT = ['store/memory-store.ts'];
+/**
+ * Layers that may use the store only through its contract, never a backend or engine internals. The
+ * contract is `memory-store.ts` and the pure helpers over its usage entries, which import nothing else.
+ */
+const STORE_CONTRACT = ['store/memory-store.ts', 'store/merge-usage.ts', 'store/replay-usage.ts'];
 const CONTRACT_ONLY = {
   recall: { store: STORE_CONTRACT },
   search: { store: STORE_CONTRACT },
@@ -91,6 +94,15 @@ describe('the layers of src/', () => {
     );
     expect(out).toEqual([]);
   });
+
+  it("keeps the store contract's helpers over the contract alone (they import only it and src/model)", () => {
+    const helpers = STORE_CONTRACT.filter((file) => file !== 'store/memory-store.ts');
+    const out = helpers.flatMap((file) =>
+      (graph.get(file) ?? []).filter((t) => t !== 'store/memory-store.ts' && !t.startsWith('model')),
+    );
+    expect(helpers.every((file) => graph.has(file))).toBe(true);
+    expect(out).toEqual([]);
+  });
 });
 
 describe('the checker itself fails on a broken graph', () => {
@@ -115,7 +127,7 @@ describe('the checker itself fails on a broken graph', () => {
       {
         from: 'recall/r.ts',
         to: 'store/sqlite/sqlite-store.ts',
-        reason: 'recall may use store only through store/memory-store.ts',
+        reason: 'recall may use store only through store/memory-store.ts, store/merge-usage.ts, store/replay-usage.ts',
       },
       { from: 'stray/s.ts', to: 'model/m.ts', reason: 'layer stray has no rule' },
     ]);
