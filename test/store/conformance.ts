@@ -252,6 +252,21 @@ export function runStoreConformance(
       expect(got.get(a.id)).toBeInstanceOf(Float32Array);
     });
 
+    test("getVectors returns the caller's own copies: writing into one changes neither the store nor another", async () => {
+      const T = tenant();
+      const axis = (i: number): Float32Array => Float32Array.from({ length: 4 }, (_, j) => (j === i ? 1 : 0));
+      const rows = [0, 1, 2].map((i) => withVector(axis(i), 'test-model', { scope: { tenant: T } }));
+      await store.insert(rows);
+      // A search first, so a store that caches vectors answers from its cache.
+      await store.denseSearch({ filter: { scope: { tenant: T } }, vector: axis(0), model: 'test-model', limit: 3 });
+      const got = await store.getVectors(T, ids(rows));
+      const first = got.get(rows[0]!.id)!;
+      first.fill(7);
+      expect(Array.from(got.get(rows[1]!.id)!)).toEqual(Array.from(axis(1)));
+      const again = await store.getVectors(T, ids(rows));
+      expect(rows.map((r) => Array.from(again.get(r.id)!))).toEqual([0, 1, 2].map((i) => Array.from(axis(i))));
+    });
+
     test('getTexts (when implemented) returns text, updatedAt and type of the tenant rows only', async () => {
       if (!store.getTexts) return;
       const T = tenant();
@@ -789,11 +804,16 @@ export function runStoreConformance(
       await store.insert([makeRecord({ scope: { tenant: tenant() } })]);
       for (const filter of [
         { scope: { tenant: T } },
-        { scope: { tenant: T }, statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'> },
+        {
+          scope: { tenant: T },
+          statuses: ['activated', 'archived', 'deleted'] as Array<'activated' | 'archived' | 'deleted'>,
+        },
       ]) {
         for (const limit of [1, 3, 50]) {
           const page = await store.list(filter, { order: 'updatedAt', direction: 'desc', limit });
-          expect(await store.newestIds(filter, limit)).toEqual(page.items.map((m) => ({ id: m.id, updatedAt: m.updatedAt })));
+          expect(await store.newestIds(filter, limit)).toEqual(
+            page.items.map((m) => ({ id: m.id, updatedAt: m.updatedAt })),
+          );
         }
       }
       await expectCode(store.newestIds({ scope: { tenant: T } }, 0), 'INVALID_LIMIT');

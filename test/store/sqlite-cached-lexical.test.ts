@@ -8,7 +8,9 @@ import type { JsonObject } from '../../src/model/json.js';
 import { speakerNames } from '../../src/model/speaker-names.js';
 import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
+import type { MemoryType } from '../../src/model/memory-type.js';
 import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
+import type { SlotFilter, SlotMeta } from '../../src/store/sqlite/slot-meta.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import { makeRecord, randomVector, seededRandom, slotMeta, withVector } from './fixtures/records.js';
@@ -214,7 +216,13 @@ describe('SQLite lexical channel from the vector cache', () => {
       ...r,
       background: i % 2 === 0 ? `answering ${WORDS[i % WORDS.length]}` : null,
       statedAt: i % 3 === 0 ? `2023-0${1 + (i % 9)}-1${i % 10}T08:00:00.000Z` : null,
-      sources: i % 4 === 0 ? [{ type: 'chat' as const, role: `Speaker${i}` }, { type: 'web' as const, role: 'x' }] : [],
+      sources:
+        i % 4 === 0
+          ? [
+              { type: 'chat' as const, role: `Speaker${i}` },
+              { type: 'web' as const, role: 'x' },
+            ]
+          : [],
       metadata: i % 5 === 0 ? ({ speaker: `Name ${i}` } as JsonObject) : ({ speakers: 'not this key' } as JsonObject),
     }));
     await store.insert(rows);
@@ -341,5 +349,37 @@ describe('LexicalIndex', () => {
     for (let i = 0; i < 10; i++) index.add(`r${i}`, slotMeta(i + 1), 'same words');
     const newest = index.postings(termKey('body', 'same'), 3, (doc) => index.metaOf(doc).pk % 2 === 0);
     expect(newest.docs.map((d) => index.idOf(d))).toEqual(['r9', 'r7', 'r5']);
+  });
+
+  it("remembers a reusable filter's verdicts until the index changes, and never a one-off filter's", () => {
+    const index = new LexicalIndex();
+    const meta = (pk: number, type: MemoryType): SlotMeta => ({ ...slotMeta(pk), type });
+    for (let i = 0; i < 6; i++) index.add(`r${i}`, meta(i + 1, i % 2 === 0 ? 'LongTermMemory' : 'UserMemory'), 'w');
+    let tests = 0;
+    const longTerm: SlotFilter = {
+      key: 'long-term',
+      reusable: true,
+      test: (_id, m) => (tests++, m.type === 'LongTermMemory'),
+    };
+    const accepted = (filter: SlotFilter): string[] => {
+      const accepts = index.accepts(filter);
+      return Array.from({ length: index.docCount }, (_, doc) => doc)
+        .filter((doc) => accepts(doc))
+        .map((doc) => index.idOf(doc) as string);
+    };
+    expect(accepted(longTerm)).toEqual(['r0', 'r2', 'r4']);
+    expect(tests).toBe(6);
+    expect(accepted(longTerm)).toEqual(['r0', 'r2', 'r4']);
+    expect(tests).toBe(6);
+    // A change forgets them: r0 becomes a user memory, r2 goes.
+    index.add('r0', meta(1, 'UserMemory'), 'w');
+    index.remove(3);
+    expect(accepted(longTerm)).toEqual(['r4']);
+    expect(tests).toBeGreaterThan(6);
+    const oneOff: SlotFilter = { key: 'ids', reusable: false, test: () => (tests++, true) };
+    const before = tests;
+    expect(accepted(oneOff)).toEqual(['r1', 'r3', 'r4', 'r5', 'r0']);
+    expect(accepted(oneOff)).toEqual(['r1', 'r3', 'r4', 'r5', 'r0']);
+    expect(tests).toBe(before + 10);
   });
 });

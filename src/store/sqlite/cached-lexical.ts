@@ -61,6 +61,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
   const { index, filter } = input;
   const n = index.docCount;
   if (index.size === 0 || input.limit <= 0) return [];
+  const accepts = filter === null ? null : index.accepts(filter);
   // One query alone (the core recall's): a byte of state per row, no group masks.
   const scores = new Float64Array(n);
   // 0 = not seen yet, 1 = accepted by the filter, 2 = rejected.
@@ -75,7 +76,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
       let seen = state[doc] as number;
       if (seen === 0) {
         const id = index.idOf(doc);
-        seen = id !== null && (filter === null || filter.test(id, index.metaOf(doc))) ? 1 : 2;
+        seen = id !== null && (accepts === null || accepts(doc)) ? 1 : 2;
         state[doc] = seen;
         if (seen === 1) touched.push(doc);
       }

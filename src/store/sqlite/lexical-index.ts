@@ -1,7 +1,10 @@
 import type { MemoryContext } from '../memory-store.js';
 import { NO_CONTEXT } from '../memory-context.js';
 import { ftsDocument, unicode61Tokens } from './fts-text.js';
-import type { SlotMeta } from './vector-partition.js';
+import type { SlotFilter, SlotMeta } from './vector-partition.js';
+
+/** Reusable filters whose per-row verdicts an index remembers (least recently used dropped first). */
+const REMEMBERED_FILTERS = 8;
 
 /** A term's live postings: document numbers and occurrences, oldest first. */
 export interface Postings {
@@ -41,6 +44,8 @@ export class LexicalIndex {
   private postingCount = 0;
   private textChars = 0;
   private contextChars = 0;
+  /** Per reusable filter key: 0 = not asked yet, 1 = accepted, 2 = rejected; cleared by every change. */
+  private readonly verdicts = new Map<string, Uint8Array>();
 
   /** Live rows. */
   get size(): number {
@@ -60,13 +65,18 @@ export class LexicalIndex {
   /** Approximate heap bytes held. */
   get bytes(): number {
     return (
-      this.postingCount * 16 + this.docIds.length * 56 + this.terms.size * 96 + this.textChars + this.contextChars
+      this.postingCount * 16 +
+      this.docIds.length * (56 + this.verdicts.size) +
+      this.terms.size * 96 +
+      this.textChars +
+      this.contextChars
     );
   }
 
   /** Adds a row (replacing what was indexed under its pk), with its context when it has one. */
   add(id: string, meta: SlotMeta, text: string, context: MemoryContext = NO_CONTEXT): void {
     this.remove(meta.pk);
+    this.verdicts.clear();
     const { body, uni } = ftsDocument(text);
     const counts = new Map<string, number>();
     let length = 0;
@@ -103,6 +113,7 @@ export class LexicalIndex {
   remove(pk: number): boolean {
     const doc = this.docOfPk.get(pk);
     if (doc === undefined) return false;
+    this.verdicts.clear();
     this.docOfPk.delete(pk);
     this.docIds[doc] = null;
     this.textChars -= (this.docTexts[doc] as string).length;
@@ -141,6 +152,30 @@ export class LexicalIndex {
 
   lengthOf(doc: number): number {
     return this.docLengths[doc] as number;
+  }
+
+  /**
+   * Whether `filter` accepts a live document. The verdicts of a {@link SlotFilter.reusable} filter
+   * are remembered until the index changes, so searches that repeat a filter (a type split, a
+   * status set) test each row once, not once per search.
+   */
+  accepts(filter: SlotFilter): (doc: number) => boolean {
+    const test = (doc: number): boolean => {
+      const id = this.docIds[doc];
+      return id !== null && id !== undefined && filter.test(id, this.docMetas[doc] as SlotMeta);
+    };
+    if (!filter.reusable) return test;
+    let verdicts = this.verdicts.get(filter.key);
+    if (verdicts === undefined) verdicts = new Uint8Array(this.docIds.length);
+    this.verdicts.delete(filter.key);
+    this.verdicts.set(filter.key, verdicts);
+    if (this.verdicts.size > REMEMBERED_FILTERS) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    const known = verdicts;
+    return (doc) => {
+      let verdict = known[doc];
+      if (verdict === 0) known[doc] = verdict = test(doc) ? 1 : 2;
+      return verdict === 1;
+    };
   }
 
   /** Stored postings of a term, dead ones included (an upper bound on its document frequency). */

@@ -49,6 +49,7 @@ export function filterPredicate(
       key ?? null,
       validAt ?? null,
     ]),
+    reusable: ids === null && validAt === undefined,
     test: (id, meta) =>
       statuses.has(meta.status) &&
       (types === null || types.has(meta.type)) &&

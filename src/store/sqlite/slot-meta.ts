@@ -23,4 +23,9 @@ export interface SlotMeta {
 export interface SlotFilter {
   key: string;
   test: (id: string, meta: SlotMeta) => boolean;
+  /**
+   * Whether later searches are likely to ask the same filter again (no id list, no instant of its
+   * own): only then are its verdicts worth remembering per row.
+   */
+  reusable: boolean;
 }

@@ -122,10 +122,10 @@ export class SqliteLexicalSearch {
     const { kept, rankAll } = planLexicalTerms(withDf, index.size, this.planOptions);
     const postingsOf = (limit: number, filter: SlotFilter | null): TermPostings[] => {
       const cap = rankAll ? Number.POSITIVE_INFINITY : Math.max(limit, this.options.lexicalScanCap);
-      const accept = (doc: number): boolean => filter === null || filter.test(index.idOf(doc) ?? '', index.metaOf(doc));
+      const accept = filter === null || rankAll ? undefined : index.accepts(filter);
       return kept.map((term): TermPostings => {
         if (term.keys.length === 1) {
-          const read = index.postings(term.keys[0] as string, cap, rankAll ? undefined : accept);
+          const read = index.postings(term.keys[0] as string, cap, accept);
           return rankAll ? read : { ...read, df: term.df };
         }
         // A phrase: FTS5 knows word positions, the in-memory index does not.

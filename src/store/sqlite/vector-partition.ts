@@ -74,7 +74,7 @@ export class VectorPartition {
   private metas: SlotMeta[] = [];
   private readonly slotOf = new Map<string, number>();
   private readonly slotOfPk = new Map<number, number>();
-  /** Rows whose unit vector is not bit for bit the vector they were given (see {@link storedVector}). */
+  /** Rows whose unit vector is not bit for bit the vector they were given (see {@link storedVectors}). */
   private readonly rescaled = new Set<string>();
   private readonly statusCounts = new Map<string, number>();
   /** Rows with an end of validity, and the latest start seen (never lowered): see {@link coversValidAt}. */
@@ -301,14 +301,26 @@ export class VectorPartition {
   }
 
   /**
-   * A copy of the vector the row was given, when the cached unit vector is that vector bit for
-   * bit (already unit length, as embedders' vectors usually are); undefined otherwise or when
-   * not cached. Lets the store answer `getVectors` without reading and decoding blobs.
+   * Copies of the vectors the rows were given, for the ids whose cached unit vector is that vector
+   * bit for bit (already unit length, as embedders' vectors usually are; others, and rows not
+   * cached, are absent). Lets the store answer `getVectors` without reading and decoding blobs.
+   * The copies share one new buffer, each its own range: one allocation, not one per row (a search
+   * asks for hundreds).
    */
-  storedVector(id: string): Float32Array | undefined {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined || this.rescaled.has(id)) return undefined;
-    return this.data.slice(slot * this.dim, (slot + 1) * this.dim);
+  storedVectors(ids: readonly string[]): Map<string, Float32Array> {
+    const found: Array<[string, number]> = [];
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot !== undefined && !this.rescaled.has(id)) found.push([id, slot]);
+    }
+    const dim = this.dim;
+    const buffer = new Float32Array(found.length * dim);
+    const out = new Map<string, Float32Array>();
+    found.forEach(([id, slot], j) => {
+      buffer.set(this.data.subarray(slot * dim, (slot + 1) * dim), j * dim);
+      out.set(id, buffer.subarray(j * dim, (j + 1) * dim));
+    });
+    return out;
   }
 
   /**
