@@ -54,7 +54,11 @@ export interface SearchOptions extends ValidityOptions {
   mmrLambda?: number | undefined;
   /** Dedupe hits with the same text. @default true */
   dedupe?: boolean | undefined;
-  /** Run the paths one after another instead of in parallel (benchmarks). @default false */
+  /**
+   * Run the paths, rerankers and web search one after another instead of in parallel (benchmarks).
+   * When unset, the store's own reads run one after another on a store that answers inline
+   * (SQLite), where nothing could overlap, and everything else in parallel. @default unset
+   */
   sequential?: boolean | undefined;
   /** Context and earlier turns for the fine planner. */
   context?: string | undefined;

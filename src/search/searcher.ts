@@ -210,6 +210,7 @@ export class Searcher {
       priority: options.priority,
       boost: options.boost,
       sequential: options.sequential === true,
+      storeInOrder: options.sequential ?? store.answersInline === true,
       signal: options.signal,
       now: this.now,
       pathTimings: {},

@@ -169,6 +169,12 @@ export interface UsageEntry {
 export interface MemoryStore {
   /** Short backend name, e.g. 'sqlite' or 'postgres'. */
   readonly kind: string;
+  /**
+   * Optional. True when the store answers each call on the calling thread (an embedded database):
+   * its calls cannot overlap, so callers run them one after another rather than interleaving them.
+   * @default false
+   */
+  readonly answersInline?: boolean | undefined;
   /** Applies pending migrations. Idempotent. */
   migrate(): Promise<void>;
   /**

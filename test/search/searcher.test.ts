@@ -193,7 +193,7 @@ describe('Searcher, fast mode', () => {
     expect(parallel.hits.map((h) => h.memory.id)).toEqual(sequential.hits.map((h) => h.memory.id));
   });
 
-  it('asks the store once per channel for all paths (one shared search split by type), together, ids alone for working memory', async () => {
+  it('asks the store once per channel for all paths (one shared search split by type), in order on an inline store unless told, ids alone for working memory', async () => {
     const calls: Record<string, number> = {};
     let inFlight = 0;
     let most = 0;
@@ -211,10 +211,19 @@ describe('Searcher, fast mode', () => {
         };
       },
     });
-    const result = await new Searcher({ store: counted, embedder }).search('passport drawer', { scope });
+    const searcherOver = new Searcher({ store: counted, embedder });
+    // SQLite answers inline: by default its reads are issued one after another.
+    expect(counted.answersInline).toBe(true);
+    const inOrder = await searcherOver.search('passport drawer', { scope });
+    expect(most).toBe(1);
+    for (const key of Object.keys(calls)) delete calls[key];
+    most = 0;
+    const result = await searcherOver.search('passport drawer', { scope, sequential: false });
     expect(result.hits[0]?.memory.id).toBe('lt-passport');
+    const ranked = (r: typeof result): Array<[string, number]> => r.hits.map((h) => [h.memory.id, h.relevance]);
+    expect(ranked(result)).toEqual(ranked(inOrder));
     // One dense and one BM25 search shared by the five scope paths (the scope is small: no path is
-    // left short of its k), issued at once with the working path's newest ids.
+    // left short of its k), issued at once with the working path's newest ids when asked to run in parallel.
     expect(most).toBeGreaterThanOrEqual(3);
     // No estimates (the spread fusion reads the unscored candidates' exact cosines); rows and
     // vectors read once; texts for each shared search's split by type and for the pool documents.

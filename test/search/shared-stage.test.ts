@@ -143,6 +143,7 @@ function randomCase(
       priority: chance(0.4) ? pick([{ session: 's1' }, { agent: 'a1' }, { session: 's2', agent: 'a2' }]) : undefined,
       boost: chance(0.3) ? { userId: 'u1', sessionId: 's1', tags: some(TAGS, 0.3) } : undefined,
       sequential: chance(0.2),
+      storeInOrder: chance(0.5),
       now: () => 0,
     },
     query: {

@@ -39,7 +39,11 @@ export async function retrieveStage(
   if (context.sequential) {
     local = await localLists(context, query, timed);
     webList = await webPath();
-  } else [local, webList] = await Promise.all([localLists(context, query, timed), webPath()]);
+  } else {
+    // The web request goes out first: a store that answers inline would otherwise hold it back.
+    const webPending = webPath();
+    [local, webList] = await Promise.all([localLists(context, query, timed), webPending]);
+  }
   addTimes(context.pathTimings, latency);
   const lists = local.flatMap((paths, i) => (i === 0 && web !== null ? [...paths, webList] : paths));
   const merged = mergeCandidates(lists);
@@ -101,7 +105,7 @@ async function stagePools(
 ): Promise<Array<PathPool & { at: [number, number] }>> {
   const pools: Array<PathPool & { at: [number, number] }> = [];
   if (paths.length === 0) return pools;
-  const runs = await each(context.sequential, inputs, (i) => runStageChannels(paths, i, context.sequential));
+  const runs = await each(context.storeInOrder, inputs, (i) => runStageChannels(paths, i, context.storeInOrder));
   runs.forEach((run, c) => {
     addTimes(context.channelTimings, run.channelTimings);
     Object.assign(context.degraded, run.errors);

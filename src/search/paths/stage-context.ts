@@ -35,8 +35,10 @@ export interface StageContext {
   fulltext: boolean;
   priority?: Partial<Omit<Scope, 'tenant'>> | undefined;
   boost?: BoostContext | undefined;
-  /** Run the paths one after another instead of in parallel. */
+  /** Run the paths, rerankers and web search one after another instead of in parallel. */
   sequential: boolean;
+  /** Run the store's reads one after another (the store answers inline, or `sequential`). */
+  storeInOrder: boolean;
   signal?: AbortSignal | undefined;
   now: () => number;
   /** Each path's latency within a stage (from the stage's start to its candidates), summed over stages. */

@@ -73,6 +73,7 @@ function openDatabase(options: ResolvedSqliteOptions): SqliteDatabase {
  */
 export class SqliteStore extends SqlMemoryStore {
   readonly kind = 'sqlite';
+  readonly answersInline = true;
   protected readonly dialect = sqliteDialect;
   protected readonly runner: SqliteRunner;
   private readonly db: SqliteDatabase;
