@@ -19,7 +19,7 @@
  * (copies perturbed), stored in a fresh SQLite file through the facade; types assigned round-robin
  * by the shares below. Queries: LoCoMo questions (vectors from the bench cache, so embedding is a
  * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
- * per query so drift hits them equally.
+ * per query (in an order that rotates from query to query) so drift and warm caches hit them equally.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -127,14 +127,20 @@ async function main(): Promise<void> {
     const load = [loadavg()[0] ?? 0];
     for (const q of questions.slice(0, 20)) for (const run of Object.values(methods)) await run(q);
     let same = 0;
-    for (const q of questions) {
-      const answers: unknown[] = [];
-      for (const [name, run] of Object.entries(methods)) {
+    const entries = Object.entries(methods);
+    for (const [qi, q] of questions.entries()) {
+      // The order rotates per query: a search right after another of the same query finds its
+      // caches (pool documents, filter verdicts) warm, so a fixed order would favour the later ones.
+      const answers = new Map<string, unknown>();
+      for (let j = 0; j < entries.length; j++) {
+        const [name, run] = entries[(qi + j) % entries.length] as [string, (q: string) => Promise<unknown>];
         const start = performance.now();
-        answers.push(await run(q));
+        answers.set(name, await run(q));
         times.get(name)?.push(performance.now() - start);
       }
-      if (baseline && sameHits(answers[1] as SearchResult, answers[3] as SearchResult)) same++;
+      const [, parallelName, , baselineName] = Object.keys(methods);
+      const parallel = answers.get(parallelName as string) as SearchResult;
+      if (baseline && sameHits(parallel, answers.get(baselineName as string) as SearchResult)) same++;
     }
     load.push(loadavg()[0] ?? 0);
     const recallP50 = percentile(times.values().next().value ?? [], 50);
