@@ -1533,16 +1533,21 @@ export function runStoreConformance(
       await store.recordUsage(T, [], at(300));
     });
 
-    test('addUsage (optional) adds counts, merges repeated ids, keeps the time on null, within the tenant', async () => {
-      if (store.addUsage === undefined) return;
+    /** Tenant T with memories a and b (b used once at 5), and another tenant holding a memory with a's id. */
+    async function usageFixture(): Promise<{ T: string; other: string; a: MemoryRecord; b: MemoryRecord }> {
       const T = tenant();
       const other = tenant('other');
       const a = makeRecord({ scope: { tenant: T } });
       const b = makeRecord({ scope: { tenant: T } });
-      const x = makeRecord({ id: a.id, scope: { tenant: other } });
       await store.insert([a, b]);
-      await store.insert([x]);
+      await store.insert([makeRecord({ id: a.id, scope: { tenant: other } })]);
       await store.recordUsage(T, [b.id], at(5));
+      return { T, other, a, b };
+    }
+
+    test('addUsage (optional) adds counts, merges repeated ids, keeps the time on null, within the tenant', async () => {
+      if (store.addUsage === undefined) return;
+      const { T, other, a, b } = await usageFixture();
       await store.addUsage(T, [
         { id: a.id, count: 1, lastUsedAt: at(30) },
         { id: b.id, count: 2, lastUsedAt: null },
@@ -1562,14 +1567,7 @@ export function runStoreConformance(
 
     test('setUsage (optional) sets counts and last-used times exactly, within the tenant', async () => {
       if (store.setUsage === undefined) return;
-      const T = tenant();
-      const other = tenant('other');
-      const a = makeRecord({ scope: { tenant: T } });
-      const b = makeRecord({ scope: { tenant: T } });
-      const x = makeRecord({ id: a.id, scope: { tenant: other } });
-      await store.insert([a, b]);
-      await store.insert([x]);
-      await store.recordUsage(T, [b.id], at(5));
+      const { T, other, a, b } = await usageFixture();
       await store.setUsage(T, [
         { id: a.id, count: 7, lastUsedAt: at(70) },
         { id: b.id, count: 0, lastUsedAt: null },
