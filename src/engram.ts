@@ -340,7 +340,7 @@ export class Engram implements MemoryApi {
       store: this.store,
       embedder: this.embedder,
       checkModel: (scope) => this.embedding.checkModel(scope),
-      recall: (scope, vector) => warmRecall(this.context, scope, vector),
+      recall: (scope, vector, count) => warmRecall(this.context, scope, vector, count),
     });
   }
 
