@@ -41,7 +41,7 @@ describe('Engram.warm: recalls over the scopes served before a restart', () => {
     };
     const engram = await Engram.open({ store, embedder: new HashedEmbedder() });
     const usage = async () =>
-      (await engram.list({ scope: { tenant: 't' } }, { limit: 50 })).items.map((m) => [m.id, m.usage.count]);
+      (await engram.list({ scope: { tenant: 't' }, limit: 50 })).items.map((m) => [m.id, m.usage.count]);
     const before = await usage();
     const report = await engram.warm();
     expect(report.partitions.map((p) => p.user)).toEqual(['big', 'small']);
@@ -51,7 +51,7 @@ describe('Engram.warm: recalls over the scopes served before a restart', () => {
     expect(asked[0]?.terms.join(' ')).toMatch(/quince/);
     await engram.close();
     const reopened = await Engram.open({ store: createSqliteStore({ path }), embedder: new HashedEmbedder() });
-    const after = (await reopened.list({ scope: { tenant: 't' } }, { limit: 50 })).items.map((m) => [m.id, m.usage.count]);
+    const after = (await reopened.list({ scope: { tenant: 't' }, limit: 50 })).items.map((m) => [m.id, m.usage.count]);
     await reopened.close();
     expect(before.some(([, count]) => count !== 0)).toBe(true);
     expect(after).toEqual(before);
