@@ -1,6 +1,7 @@
 import type { MemoryContext } from '../memory-store.js';
 import { NO_CONTEXT } from '../memory-context.js';
 import { ftsDocument, unicode61Tokens } from './fts-text.js';
+import { RecentlyUsed } from './recently-used.js';
 import type { SlotFilter, SlotMeta } from './vector-partition.js';
 
 /** Reusable filters whose per-row verdicts an index remembers (least recently used dropped first). */
@@ -45,7 +46,7 @@ export class LexicalIndex {
   private textChars = 0;
   private contextChars = 0;
   /** Per reusable filter key: 0 = not asked yet, 1 = accepted, 2 = rejected; cleared by every change. */
-  private readonly verdicts = new Map<string, Uint8Array>();
+  private readonly verdicts = new RecentlyUsed<Uint8Array>(REMEMBERED_FILTERS);
 
   /** Live rows. */
   get size(): number {
@@ -165,12 +166,7 @@ export class LexicalIndex {
       return id !== null && id !== undefined && filter.test(id, this.docMetas[doc] as SlotMeta);
     };
     if (!filter.reusable) return test;
-    let verdicts = this.verdicts.get(filter.key);
-    if (verdicts === undefined) verdicts = new Uint8Array(this.docIds.length);
-    this.verdicts.delete(filter.key);
-    this.verdicts.set(filter.key, verdicts);
-    if (this.verdicts.size > REMEMBERED_FILTERS) this.verdicts.delete(this.verdicts.keys().next().value as string);
-    const known = verdicts;
+    const known = this.verdicts.take(filter.key, () => new Uint8Array(this.docIds.length));
     return (doc) => {
       let verdict = known[doc];
       if (verdict === 0) known[doc] = verdict = test(doc) ? 1 : 2;

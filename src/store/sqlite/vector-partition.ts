@@ -9,6 +9,7 @@ import {
   topSlots,
   writeNormalized,
 } from './slot-scan.js';
+import { RecentlyUsed } from './recently-used.js';
 import type { SlotFilter, SlotMeta } from './slot-meta.js';
 
 export type { SlotFilter, SlotMeta } from './slot-meta.js';
@@ -83,7 +84,7 @@ export class VectorPartition {
   private bulk = false;
   /** Bumped by every change to the rows, so remembered filter matches know when they are stale. */
   private version = 0;
-  private readonly filterMatches = new Map<string, FilterMatch>();
+  private readonly filterMatches = new RecentlyUsed<FilterMatch>(FILTER_MEMORY);
   /** Monotonic use counter for LRU eviction. */
   lastUsed = 0;
 
@@ -407,24 +408,16 @@ export class VectorPartition {
 
   /** Slots accepted by `filter`, remembered (with their gathered vectors) until the rows change. */
   private match(filter: SlotFilter): FilterMatch {
-    const known = this.filterMatches.get(filter.key);
-    if (known !== undefined && known.version === this.version) {
-      // Refresh its position in the insertion-ordered map (least recently used goes first).
-      this.filterMatches.delete(filter.key);
-      this.filterMatches.set(filter.key, known);
-      return known;
-    }
-    const matching: number[] = [];
-    for (let i = 0; i < this.ids.length; i++)
-      if (filter.test(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
-    const match: FilterMatch = { version: this.version, matching, gathered: null };
-    this.filterMatches.delete(filter.key);
-    this.filterMatches.set(filter.key, match);
-    while (this.filterMatches.size > FILTER_MEMORY) {
-      const oldest = this.filterMatches.keys().next().value as string;
-      this.filterMatches.delete(oldest);
-    }
-    return match;
+    return this.filterMatches.take(
+      filter.key,
+      () => {
+        const matching: number[] = [];
+        for (let i = 0; i < this.ids.length; i++)
+          if (filter.test(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
+        return { version: this.version, matching, gathered: null };
+      },
+      (known) => known.version === this.version,
+    );
   }
 
   /** The array to scan (int8 copy or float32 vectors) and the query in the same representation. */
