@@ -819,6 +819,38 @@ export function runStoreConformance(
       await expectCode(store.newestIds({ scope: { tenant: T } }, 0), 'INVALID_LIMIT');
     });
 
+    test('newestIds with validAt gives what list gives at every instant, also after writes', async () => {
+      if (!store.newestIds) return;
+      const T = tenant();
+      const scope = { tenant: T };
+      // Newest first: ended at 20, starting at 30, then two always valid.
+      const rows = [
+        makeRecord({ scope, createdAt: at(1), updatedAt: at(50), validFrom: at(1), validTo: at(20) }),
+        makeRecord({ scope, createdAt: at(2), updatedAt: at(40), validFrom: at(30) }),
+        makeRecord({ scope, createdAt: at(3), updatedAt: at(30) }),
+        makeRecord({ scope, createdAt: at(4), updatedAt: at(20) }),
+      ];
+      await store.insert(rows);
+      const expectAsList = async (): Promise<void> => {
+        for (const when of [at(0), at(10), at(25), at(35)]) {
+          for (const limit of [1, 2, 4, 10]) {
+            const filter = { scope, validAt: when };
+            const page = await store.list(filter, { order: 'updatedAt', direction: 'desc', limit });
+            expect(await store.newestIds!(filter, limit)).toEqual(
+              page.items.map((m) => ({ id: m.id, updatedAt: m.updatedAt })),
+            );
+          }
+        }
+      };
+      await expectAsList();
+      await store.insert([makeRecord({ scope, createdAt: at(5), updatedAt: at(60), validFrom: at(5), validTo: at(26) })]);
+      await expectAsList();
+      await store.update(T, (rows[3] as MemoryRecord).id, { updatedAt: at(70) });
+      await expectAsList();
+      await store.update(T, (rows[2] as MemoryRecord).id, { status: 'archived', updatedAt: at(80) });
+      await expectAsList();
+    });
+
     test('list orders by updatedAt and statedAt in both directions', async () => {
       const T = tenant();
       const rows = await seedListRows(T);

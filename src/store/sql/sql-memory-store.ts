@@ -23,7 +23,9 @@ import type {
 import { assertDenseQuery, assertLexicalQuery, assertTimestampArgument, assertUpdate } from '../query-validation.js';
 import { assertFilter, assertIds, assertRecord, assertTenant, assertUsageEntries } from '../record-validation.js';
 import { mergeUsage } from '../merge-usage.js';
-import { filterWhere } from './filter-where.js';
+import { filterWhere, VALID_FROM_SQL } from './filter-where.js';
+import { validAmongNewest, type NewestRow } from './valid-among-newest.js';
+import { canonicalInstant } from '../instant.js';
 import { pageOf, pageSql, planList } from './list-page.js';
 import { andThen, type Maybe } from './maybe-async.js';
 import type { StoredRecord } from './memory-columns.js';
@@ -107,6 +109,27 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return null;
   }
 
+  /**
+   * `read()`, or what the same read (`name` and `key`) gave while the database has not changed
+   * since (SQLite, which tracks every change for its caches; the value is shared, so callers copy).
+   */
+  protected unchangedRead<T>(_name: string, _key: unknown, read: () => Maybe<T>): Maybe<T> {
+    return read();
+  }
+
+  /** Whether {@link unchangedRead} remembers (a read that is the same every time then costs nothing twice). */
+  protected get remembersReads(): boolean {
+    return false;
+  }
+
+  /** Whole rows the backend holds in memory (SQLite's row cache); the rest are read. */
+  protected cachedRows(_tenant: string, _ids: readonly string[]): Map<string, SelectedMemory> | null {
+    return null;
+  }
+
+  /** Told the rows `get` just read (SQLite keeps them for the next reads). */
+  protected rowsRead(_tenant: string, _rows: readonly SelectedMemory[]): void {}
+
   /** Stored vectors the backend holds in memory (SQLite's vector cache); the rest are read. */
   protected cachedVectors(_tenant: string, _ids: string[]): Map<string, Float32Array> | null {
     return null;
@@ -138,11 +161,19 @@ export abstract class SqlMemoryStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
+      const cached = this.cachedRows(tenant, ids);
+      const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
+      const toMemories = (read: SelectedMemory[]): Memory[] => {
+        if (read.length > 0) this.rowsRead(tenant, read);
+        const found = cached === null || cached.size === 0 ? read : [...cached.values(), ...read];
+        return inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row));
+      };
+      if (missing.length === 0) return toMemories([]);
       const rows = this.select<SelectedMemory>(
         'get',
-        (p) => `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, ids, p)}`,
+        (p) => `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
       );
-      return andThen(rows, (found) => inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row)));
+      return andThen(rows, toMemories);
     });
   }
 
@@ -244,14 +275,30 @@ export abstract class SqlMemoryStore implements MemoryStore {
   newestIds(filter: MemoryFilter, limit: number): Promise<Array<{ id: string; updatedAt: string }>> {
     return this.guard('newestIds', () => {
       assertFilter(filter);
-      const plan = planList({ limit, order: 'updatedAt', direction: 'desc' });
-      const rows = this.select<{ id: string; updatedAt: string }>(
+      // Fresh objects each time: a remembered read is shared.
+      const ids = (rows: ReadonlyArray<{ id: string; updatedAt: string }>) =>
+        rows.slice(0, limit).map((r) => ({ id: r.id, updatedAt: r.updatedAt }));
+      const { validAt, ...anyTime } = filter;
+      if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
+      // Callers pass "now" as `validAt`, a new instant each time: the newest rows regardless of
+      // it are the same read every time (remembered while nothing changes) and usually decide it.
+      const at = canonicalInstant(validAt);
+      return andThen(this.newestRows(anyTime, limit), (newest) => {
+        const decided = validAmongNewest(newest, limit, at);
+        return decided !== null ? ids(decided) : andThen(this.newestRows(filter, limit), ids);
+      });
+    });
+  }
+
+  private newestRows(filter: MemoryFilter, limit: number): Maybe<NewestRow[]> {
+    const plan = planList({ limit, order: 'updatedAt', direction: 'desc' });
+    return this.unchangedRead('newestIds', [filter, limit], () =>
+      this.select<NewestRow>(
         'newestIds',
         (p) =>
-          `SELECT m.id AS id, m.updated_at AS "updatedAt" FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
-      );
-      return andThen(rows, (found) => found.slice(0, limit));
-    });
+          `SELECT m.id AS id, m.updated_at AS "updatedAt", ${VALID_FROM_SQL} AS "validFrom", m.valid_to AS "validTo" FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
+      ),
+    );
   }
 
   count(filter: MemoryFilter): Promise<number> {

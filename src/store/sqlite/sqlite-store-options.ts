@@ -16,6 +16,12 @@ export interface SqliteStoreOptions {
   /** Upper bound on cached vector bytes before least recently used partitions are dropped. @default 536870912 (512 MiB) */
   vectorCacheMaxBytes?: number | undefined;
   /**
+   * Upper bound on the bytes of whole rows kept in memory for `get` (a recall's hits, a search's
+   * pools), least recently used dropped first; 0 keeps none. Needs `vectorCache`, whose change
+   * tracking keeps them current. @default 67108864 (64 MiB)
+   */
+  rowCacheMaxBytes?: number | undefined;
+  /**
    * Partitions with at least this many vectors first scan an int8 copy (4x less memory traffic)
    * and re-score the best `max(2 * (limit + 8), limit + 72)` candidates exactly from float32. `Infinity` keeps every
    * scan in float32. @default 8192
@@ -68,6 +74,7 @@ export function resolveSqliteOptions(options: SqliteStoreOptions): ResolvedSqlit
     synchronous: options.synchronous ?? 'FULL',
     vectorCache: options.vectorCache ?? true,
     vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? 512 * 1024 * 1024,
+    rowCacheMaxBytes: options.rowCacheMaxBytes ?? 64 * 1024 * 1024,
     searchThreads: options.searchThreads ?? 1,
     vectorQuantizeAbove: options.vectorQuantizeAbove ?? 8192,
     lexicalCommonShare: options.lexicalCommonShare ?? 0.2,

@@ -36,6 +36,9 @@ import {
 } from './sqlite-store-options.js';
 import { ALL_USERS, VectorCache } from './vector-cache.js';
 import { CacheWarmUp } from './cache-warm-up.js';
+import { RowCache } from './row-cache.js';
+import { RecentlyUsed } from './recently-used.js';
+import { noteLocalCommit } from './data-version-check.js';
 import type { Maybe } from '../sql/maybe-async.js';
 import type { Scope } from '../../model/scope.js';
 import type { WarmReport } from '../../model/warm-report.js';
@@ -55,6 +58,9 @@ const SQL = {
   logChange: 'INSERT INTO memory_changes (tenant, id) VALUES (?, ?)',
   pruneChanges: 'DELETE FROM memory_changes WHERE seq <= (SELECT max(seq) FROM memory_changes) - ?',
 } as const;
+
+/** Reads {@link SqliteStore} remembers while nothing changes: the searcher's few repeated ones per scope. */
+const UNCHANGED_READS = 64;
 
 function openDatabase(options: ResolvedSqliteOptions): SqliteDatabase {
   const db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs });
@@ -84,6 +90,10 @@ export class SqliteStore extends SqlMemoryStore {
   /** Remembers the cache's partitions for the next start (null: `recentPartitionsFile` is null). */
   private readonly warmUp: CacheWarmUp | null;
   private writesSincePrune = 0;
+  /** Hot whole rows; kept only beside the vector cache, whose change tracking tells when to drop them. */
+  private readonly rows: RowCache;
+  /** Recent reads remembered while the database is unchanged (see `unchangedRead`). */
+  private readonly unchangedReads = new RecentlyUsed<{ generation: number; value: unknown }>(UNCHANGED_READS);
 
   constructor(options: SqliteStoreOptions) {
     super();
@@ -95,6 +105,7 @@ export class SqliteStore extends SqlMemoryStore {
     }
     this.runner = new SqliteRunner(this.db);
     this.lexical = new SqliteLexicalSearch(this.runner, this.options);
+    this.rows = new RowCache(this.options.vectorCache ? this.options.rowCacheMaxBytes : 0);
     const file = this.options.recentPartitionsFile;
     this.warmUp = file === null ? null : new CacheWarmUp(file);
   }
@@ -113,7 +124,8 @@ export class SqliteStore extends SqlMemoryStore {
   /**
    * Size of the in-memory vector cache and its lexical indexes (observability): `bytes` as the
    * cache counts them (never above `vectorCacheMaxBytes` for long: the least recently used
-   * partitions are dropped first) for `memories` cached vectors.
+   * partitions are dropped first) for `memories` cached vectors; and of the row cache, `rows`
+   * whole rows in `rowBytes` (at most `rowCacheMaxBytes`).
    */
   vectorCacheStats(): {
     partitions: number;
@@ -122,6 +134,8 @@ export class SqliteStore extends SqlMemoryStore {
     bytes: number;
     maxBytes: number;
     corruptSkipped: number;
+    rows: number;
+    rowBytes: number;
   } {
     const cache = this.lazyCache;
     return {
@@ -131,6 +145,8 @@ export class SqliteStore extends SqlMemoryStore {
       bytes: cache?.cachedBytes ?? 0,
       maxBytes: this.options.vectorCacheMaxBytes,
       corruptSkipped: cache?.corruptSkipped ?? 0,
+      rows: this.rows.size,
+      rowBytes: this.rows.bytes,
     };
   }
 
@@ -191,6 +207,7 @@ export class SqliteStore extends SqlMemoryStore {
         reloadAbove: 5000,
         quantizeAbove: this.options.vectorQuantizeAbove,
         onChange: () => this.warmUp?.remember(cache),
+        onForeignWrite: () => this.rows.clear(),
       });
       this.lazyCache = cache;
     }
@@ -207,7 +224,7 @@ export class SqliteStore extends SqlMemoryStore {
       const pk = Number(insertRow.run(...recordValues(r, this.dialect)).lastInsertRowid);
       this.writeTags(pk, r.tags);
       this.writeFts(pk, r.text);
-      this.runner.prepare(SQL.logChange).run(r.scope.tenant, r.id);
+      this.logChange(r.scope.tenant, r.id);
     }
   }
 
@@ -230,7 +247,7 @@ export class SqliteStore extends SqlMemoryStore {
       this.runner.prepare(SQL.deleteFts).run(found.pk);
       this.writeFts(found.pk, patch.text);
     }
-    this.runner.prepare(SQL.logChange).run(tenant, id);
+    this.logChange(tenant, id);
     return (
       this.runner
         .prepare<[number], SelectedMemory>(`SELECT ${MEMORY_SELECT} FROM memories m WHERE m.pk = ?`)
@@ -246,9 +263,15 @@ export class SqliteStore extends SqlMemoryStore {
       .all(tenant, JSON.stringify(ids));
     for (const row of removed) {
       this.runner.prepare(SQL.deleteFts).run(row.pk);
-      this.runner.prepare(SQL.logChange).run(tenant, row.id);
+      this.logChange(tenant, row.id);
     }
     return removed.length;
+  }
+
+  /** Logs a row's change for other processes' caches, and drops it from this one's row cache. */
+  private logChange(tenant: string, id: string): void {
+    this.rows.forget(tenant, id);
+    this.runner.prepare(SQL.logChange).run(tenant, id);
   }
 
   private writeTags(pk: number, tags: readonly string[]): void {
@@ -265,15 +288,24 @@ export class SqliteStore extends SqlMemoryStore {
     const add = this.runner.prepare(
       'UPDATE memories SET use_count = use_count + ?, last_used_at = coalesce(?, last_used_at) WHERE tenant = ? AND id = ?',
     );
-    for (const entry of usage) add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    noteLocalCommit();
+    for (const entry of usage) {
+      this.rows.forget(tenant, entry.id);
+      add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    }
   }
 
   protected writeUsage(_sql: unknown, tenant: string, usage: UsageEntry[]): void {
     const set = this.runner.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
-    for (const entry of usage) set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    noteLocalCommit();
+    for (const entry of usage) {
+      this.rows.forget(tenant, entry.id);
+      set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    }
   }
 
   protected override afterWrite(kind: WriteKind, rows: number): void {
+    noteLocalCommit();
     this.lazyCache?.markDirty();
     this.lexical.markDirty();
     if (kind === 'insert') this.maybePruneChanges(rows);
@@ -293,6 +325,35 @@ export class SqliteStore extends SqlMemoryStore {
   protected override cachedTexts(tenant: string, ids: string[], context: boolean): Map<string, MemoryText> | null {
     // Rows a lexical index holds are answered from memory; the rest are read.
     return this.lazyCache?.texts(tenant, ids, context) ?? null;
+  }
+
+  protected override get remembersReads(): boolean {
+    return this.options.vectorCache;
+  }
+
+  protected override unchangedRead<T>(name: string, key: unknown, read: () => Maybe<T>): Maybe<T> {
+    const cache = this.vectorCache();
+    // Inside a transaction its own uncommitted writes are not yet counted as changes.
+    if (cache === null || this.db.inTransaction) return read();
+    cache.sync();
+    const generation = cache.generation;
+    return this.unchangedReads.take(
+      `${name}\u0000${JSON.stringify(key)}`,
+      () => ({ generation, value: read() }),
+      (known) => known.generation === generation,
+    ).value as Maybe<T>;
+  }
+
+  protected override cachedRows(tenant: string, ids: readonly string[]): Map<string, SelectedMemory> | null {
+    if (this.rows.size === 0) return null;
+    // Another connection's commit (seen by the cache's check) drops every cached row first.
+    this.vectorCache()?.sync();
+    return this.rows.take(tenant, ids);
+  }
+
+  protected override rowsRead(tenant: string, rows: readonly SelectedMemory[]): void {
+    // A row read inside a transaction may be rolled back with it.
+    if (!this.db.inTransaction) this.rows.remember(tenant, rows);
   }
 
   protected override cachedVectors(tenant: string, ids: string[]): Map<string, Float32Array> | null {
@@ -382,6 +443,7 @@ export class SqliteStore extends SqlMemoryStore {
   protected closeConnection(): void {
     if (this.lazyCache !== null) this.warmUp?.rememberNow(this.lazyCache);
     this.lazyCache?.clear();
+    this.rows.clear();
     this.db.close();
   }
 }

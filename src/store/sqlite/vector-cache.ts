@@ -1,5 +1,6 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import type { MemoryText } from '../memory-store.js';
+import { DataVersionCheck } from './data-version-check.js';
 import { LexicalIndex } from './lexical-index.js';
 import { contextFromColumns } from '../memory-context.js';
 import {
@@ -44,6 +45,8 @@ export interface VectorCacheOptions {
   quantizeAbove: number;
   /** Told when the set of cached partitions (or their indexes) changed, e.g. to remember them for the next start. */
   onChange?: (() => void) | undefined;
+  /** Told when another connection committed since the last look (what changed is not known: e.g. usage). */
+  onForeignWrite?: (() => void) | undefined;
 }
 
 /**
@@ -58,8 +61,13 @@ export class VectorCache {
   private readonly partitions = new Map<string, LoadedPartition>();
   private lastSeq = 0;
   private dataVersion = -1;
-  private readonly dataVersionStmt: SqliteStatement<[], number>;
+  private readonly dataVersionCheck: DataVersionCheck;
   private dirty = true;
+  /**
+   * Bumped whenever {@link sync} finds the database changed (a write of this process, or another
+   * connection's commit): a read remembered at one generation is still current while it holds.
+   */
+  generation = 0;
   private clock = 0;
   /** Partitions being loaded in the background, with the promise settled when each is in. */
   private readonly warming = new Map<string, { loader: PartitionLoader; done: Promise<void> }>();
@@ -75,7 +83,7 @@ export class VectorCache {
   constructor(db: SqliteDatabase, options: VectorCacheOptions) {
     this.db = db;
     this.options = options;
-    this.dataVersionStmt = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.dataVersionCheck = new DataVersionCheck(db.prepare<[], number>('PRAGMA data_version').pluck());
     this.maxSeqStmt = db.prepare('SELECT max(seq) AS seq FROM memory_changes');
     this.minSeqStmt = db.prepare('SELECT min(seq) AS seq FROM memory_changes');
     this.changesStmt = db.prepare('SELECT seq, tenant, id FROM memory_changes WHERE seq > ? ORDER BY seq');
@@ -187,9 +195,11 @@ export class VectorCache {
 
   /** Brings loaded partitions up to date with the database. Cheap when nothing changed. */
   sync(): void {
-    const version = this.dataVersionStmt.get() as number;
+    const version = this.dataVersionCheck.read();
     if (!this.dirty && version === this.dataVersion) return;
+    if (version !== this.dataVersion) this.options.onForeignWrite?.();
     this.dataVersion = version;
+    this.generation++;
     this.dirty = false;
     if (this.partitions.size === 0) {
       this.lastSeq = this.maxSeqStmt.get()?.seq ?? 0;

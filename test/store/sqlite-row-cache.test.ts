@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
+import { RowCache } from '../../src/store/sqlite/row-cache.js';
+import type { SelectedMemory } from '../../src/store/memory-from-columns.js';
+import { at, makeRecord } from './fixtures/records.js';
+
+const T = 't';
+
+describe('SQLite row cache: reads stay current', () => {
+  let dir: string;
+  let path: string;
+  let store: SqliteStore;
+  let other: SqliteStore;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engram-row-cache-'));
+    path = join(dir, 'rows.db');
+    store = createSqliteStore({ path });
+    other = createSqliteStore({ path });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cachedRow(text: string): Promise<string> {
+    const record = makeRecord({ scope: { tenant: T }, text });
+    await store.insert([record]);
+    expect((await store.get(T, [record.id]))[0]?.text).toBe(text);
+    // The second read is answered from the cache.
+    expect((await store.get(T, [record.id]))[0]?.text).toBe(text);
+    expect(store.vectorCacheStats().rows).toBe(1);
+    return record.id;
+  }
+
+  it('keeps rows read and serves them as fresh objects', async () => {
+    const id = await cachedRow('kept');
+    const [a] = await store.get(T, [id]);
+    const [b] = await store.get(T, [id]);
+    expect(a).toEqual(b);
+    expect(a).not.toBe(b);
+    (a as { tags: string[] }).tags.push('mutated by a caller');
+    expect((await store.get(T, [id]))[0]?.tags).toEqual([]);
+  });
+
+  it('shows this connection’s updates, usage and deletes at once', async () => {
+    const id = await cachedRow('before');
+    await store.update(T, id, { text: 'after', updatedAt: at(900) });
+    expect((await store.get(T, [id]))[0]?.text).toBe('after');
+    await store.addUsage!(T, [{ id, count: 2, lastUsedAt: at(901) }]);
+    expect((await store.get(T, [id]))[0]?.usage).toMatchObject({ count: 2, lastUsedAt: at(901) });
+    await store.delete(T, [id]);
+    expect(await store.get(T, [id])).toEqual([]);
+  });
+
+  it('shows another connection’s commits, in a later turn and in the same one', async () => {
+    const id = await cachedRow('before');
+    await other.update(T, id, { text: 'from the other connection', updatedAt: at(900) });
+    // No I/O between the two: the same event-loop turn.
+    expect((await store.get(T, [id]))[0]?.text).toBe('from the other connection');
+    await new Promise((resolve) => setImmediate(resolve));
+    await other.recordUsage(T, [id], at(902));
+    expect((await store.get(T, [id]))[0]?.usage).toMatchObject({ count: 1, lastUsedAt: at(902) });
+  });
+
+  it('does not keep a row read inside a transaction that is rolled back', async () => {
+    const record = makeRecord({ scope: { tenant: T }, text: 'committed' });
+    await store.insert([record]);
+    // Another row cached: the cache is in step with the database before the transaction.
+    await cachedRow('another');
+    const db = store.database;
+    expect(() =>
+      db.transaction(() => {
+        db.prepare('UPDATE memories SET text = ? WHERE id = ?').run('rolled back', record.id);
+        // SQLite answers inside the call: this read happens in the transaction.
+        void store.get(T, [record.id]);
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect((await store.get(T, [record.id]))[0]?.text).toBe('committed');
+  });
+
+  it('does not reuse a read remembered inside a transaction that is rolled back', async () => {
+    const filter = { scope: { tenant: T } };
+    await store.insert([makeRecord({ scope: { tenant: T }, updatedAt: at(1) })]);
+    const before = await store.newestIds!(filter, 10);
+    expect(await store.newestIds!(filter, 10)).toEqual(before);
+    const db = store.database;
+    let inside: Promise<unknown> = Promise.resolve();
+    expect(() =>
+      db.transaction(() => {
+        void store.insert([makeRecord({ scope: { tenant: T }, updatedAt: at(2) })]);
+        inside = store.newestIds!(filter, 10);
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(await inside).toHaveLength(2);
+    expect(await store.newestIds!(filter, 10)).toEqual(before);
+  });
+
+  it('keeps nothing with rowCacheMaxBytes 0 or without the vector cache', async () => {
+    for (const options of [{ rowCacheMaxBytes: 0 }, { vectorCache: false }]) {
+      const plain = createSqliteStore({ path, ...options });
+      const record = makeRecord({ scope: { tenant: T } });
+      await plain.insert([record]);
+      await plain.get(T, [record.id]);
+      expect(plain.vectorCacheStats().rows).toBe(0);
+      await plain.close();
+    }
+  });
+});
+
+describe('RowCache', () => {
+  const row = (id: string, text: string): SelectedMemory => ({ id, text }) as unknown as SelectedMemory;
+
+  it('drops the least recently used rows beyond its bytes', () => {
+    const cache = new RowCache(5_000);
+    for (let i = 0; i < 50; i++) cache.remember(T, [row(`m${i}`, 'x'.repeat(100))]);
+    expect(cache.bytes).toBeLessThanOrEqual(5_000);
+    expect(cache.size).toBeGreaterThan(0);
+    expect(cache.size).toBeLessThan(50);
+    expect(cache.take(T, ['m49']).has('m49')).toBe(true);
+    expect(cache.take(T, ['m0']).has('m0')).toBe(false);
+  });
+
+  it('keys rows by tenant', () => {
+    const cache = new RowCache(1_000_000);
+    cache.remember('a', [row('m1', 'of a')]);
+    expect(cache.take('b', ['m1']).size).toBe(0);
+    expect(cache.take('a', ['m1']).get('m1')?.text).toBe('of a');
+    cache.forget('a', 'm1');
+    expect(cache.take('a', ['m1']).size).toBe(0);
+  });
+});
