@@ -1,9 +1,9 @@
 import type { Scope } from '../../model/scope.js';
 import type { MemoryStore } from '../../store/memory-store.js';
-import { maxCosine } from './max-cosine.js';
+import { maxCosines } from './max-cosine.js';
 
 /**
- * How far a store's cosine may lie from {@link maxCosine} over the stored vector. Stores report
+ * How far a store's cosine may lie from `maxCosine` over the stored vector. Stores report
  * the dot product of the two vectors rounded to unit float32 vectors: each rounding moves a
  * component by at most 2⁻²⁴ of itself, so the dot product moves by at most ≈ 1.2·10⁻⁷ (by
  * Cauchy–Schwarz). The margin leaves room for a backend that sums in float32.
@@ -57,7 +57,7 @@ export async function storeCosines(
 }
 
 /**
- * The exact cosines the per-path searcher gives rows no dense channel scored: {@link maxCosine}
+ * The exact cosines the per-path searcher gives rows no dense channel scored: `maxCosine`
  * of the stored vector over the query vectors, 0 for a row without a vector. One read.
  */
 export async function vectorCosines(
@@ -69,9 +69,12 @@ export async function vectorCosines(
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
   const vectors = await store.getVectors(tenant, [...ids]);
-  for (const id of ids) {
-    const vector = vectors.get(id);
-    out.set(id, vector ? maxCosine(vector, queryVectors) : 0);
-  }
+  const held = ids.filter((id) => vectors.has(id));
+  const cosines = maxCosines(
+    held.map((id) => vectors.get(id) as Float32Array),
+    queryVectors,
+  );
+  held.forEach((id, i) => out.set(id, cosines[i] as number));
+  for (const id of ids) if (!out.has(id)) out.set(id, 0);
   return out;
 }
