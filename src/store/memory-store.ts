@@ -194,6 +194,13 @@ export interface MemoryStore {
   /** Vectors for the given ids (only rows that have one). */
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**
+   * Optional. `read` called once with the vectors {@link getVectors} would return, as views the
+   * store may own (SQLite hands its cached vectors without copying them): valid only while `read`
+   * runs, never to be written or kept. Resolves to what `read` returned. For callers that score
+   * many vectors and keep only numbers.
+   */
+  readVectors?<T>(tenant: string, ids: string[], read: (vectors: ReadonlyMap<string, Float32Array>) => T): Promise<T>;
+  /**
    * Applies a patch. When `vector` is given (or null), the vector and embedding info are replaced.
    * Returns the updated memory, or null when the id does not exist in the tenant. A change of
    * content or status adds 1 to `version`; a history event (`updated`, `archived`, `restored`,

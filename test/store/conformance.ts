@@ -267,6 +267,27 @@ export function runStoreConformance(
       expect(rows.map((r) => Array.from(again.get(r.id)!))).toEqual([0, 1, 2].map((i) => Array.from(axis(i))));
     });
 
+    test('readVectors (when implemented) hands read what getVectors returns and resolves to its result', async () => {
+      if (!store.readVectors) return;
+      const T = tenant();
+      const random = seededRandom(5);
+      const rows = [0, 1, 2].map(() => withVector(randomVector(random, 8), 'test-model', { scope: { tenant: T } }));
+      const bare = makeRecord({ scope: { tenant: T } });
+      await store.insert([...rows, bare]);
+      const asked = [...ids(rows), bare.id, 'missing'];
+      for (const round of ['read from the rows', 'after a search, from a cache where there is one']) {
+        const expected = await store.getVectors(T, asked);
+        const seen = await store.readVectors(T, asked, (vectors) =>
+          [...vectors].map(([id, v]) => [id, Array.from(v)] as const),
+        );
+        expect(new Map(seen), round).toEqual(new Map([...expected].map(([id, v]) => [id, Array.from(v)] as const)));
+        expect(seen.map(([id]) => id).sort(), round).toEqual(ids(rows).sort());
+        await store.denseSearch({ filter: { scope: { tenant: T } }, vector: rows[0]!.vector!, model: 'test-model', limit: 3 });
+      }
+      expect(await store.readVectors(T, [], (vectors) => vectors.size)).toBe(0);
+      await expectCode(store.readVectors('', ids(rows), () => 0), 'INVALID_SCOPE');
+    });
+
     test('getTexts (when implemented) returns text, updatedAt and type of the tenant rows only', async () => {
       if (!store.getTexts) return;
       const T = tenant();

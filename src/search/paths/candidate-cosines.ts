@@ -68,13 +68,18 @@ export async function vectorCosines(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
-  const vectors = await store.getVectors(tenant, [...ids]);
-  const held = ids.filter((id) => vectors.has(id));
-  const cosines = maxCosines(
-    held.map((id) => vectors.get(id) as Float32Array),
-    queryVectors,
-  );
-  held.forEach((id, i) => out.set(id, cosines[i] as number));
-  for (const id of ids) if (!out.has(id)) out.set(id, 0);
+  const found = new Map<string, number>();
+  const score = (vectors: ReadonlyMap<string, Float32Array>): void => {
+    const held = ids.filter((id) => vectors.has(id));
+    const cosines = maxCosines(
+      held.map((id) => vectors.get(id) as Float32Array),
+      queryVectors,
+    );
+    held.forEach((id, i) => found.set(id, cosines[i] as number));
+  };
+  // Views where the store lends them: only numbers are kept, so its vectors need no copies.
+  if (store.readVectors) await store.readVectors(tenant, [...ids], score);
+  else score(await store.getVectors(tenant, [...ids]));
+  for (const id of ids) out.set(id, found.get(id) ?? 0);
   return out;
 }

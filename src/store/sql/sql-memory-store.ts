@@ -130,8 +130,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /** Told the rows `get` just read (SQLite keeps them for the next reads). */
   protected rowsRead(_tenant: string, _rows: readonly SelectedMemory[]): void {}
 
-  /** Stored vectors the backend holds in memory (SQLite's vector cache); the rest are read. */
-  protected cachedVectors(_tenant: string, _ids: string[]): Map<string, Float32Array> | null {
+  /** Stored vectors the backend holds in memory (SQLite's vector cache), copies or with `views` its own arrays; the rest are read. */
+  protected cachedVectors(_tenant: string, _ids: string[], _views: boolean): Map<string, Float32Array> | null {
     return null;
   }
 
@@ -203,23 +203,35 @@ export abstract class SqlMemoryStore implements MemoryStore {
   }
 
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>> {
-    return this.guard('getVectors', () => {
-      assertTenant(tenant);
-      assertIds(ids);
-      if (ids.length === 0) return new Map<string, Float32Array>();
-      const cached = this.cachedVectors(tenant, ids);
-      const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
-      if (cached !== null && missing.length === 0) return cached;
-      const rows = this.select<VectorRow>(
-        'getVectors',
-        (p) => `SELECT m.id AS id, m.vector AS vector, m.embed_dim AS embed_dim FROM ${this.dialect.table} m
-          WHERE ${this.byIds(tenant, missing, p)} AND m.vector IS NOT NULL`,
-      );
-      return andThen(rows, (read) => {
-        const decoded = decodeVectorRows(read);
-        if (cached !== null) for (const [id, vector] of decoded) cached.set(id, vector);
-        return cached ?? decoded;
-      });
+    return this.guard('getVectors', () => this.vectorsOf('getVectors', tenant, ids, false));
+  }
+
+  readVectors<T>(
+    tenant: string,
+    ids: string[],
+    read: (vectors: ReadonlyMap<string, Float32Array>) => T,
+  ): Promise<T> {
+    // The views stay valid while `read` runs: it is called in the same synchronous step as the cache lookup.
+    return this.guard('readVectors', () => andThen(this.vectorsOf('readVectors', tenant, ids, true), read));
+  }
+
+  /** The stored vectors of these ids: copies, or with `views` the cache's own arrays where it holds them. */
+  private vectorsOf(name: string, tenant: string, ids: string[], views: boolean): Maybe<Map<string, Float32Array>> {
+    assertTenant(tenant);
+    assertIds(ids);
+    if (ids.length === 0) return new Map<string, Float32Array>();
+    const cached = this.cachedVectors(tenant, ids, views);
+    const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
+    if (cached !== null && missing.length === 0) return cached;
+    const rows = this.select<VectorRow>(
+      name,
+      (p) => `SELECT m.id AS id, m.vector AS vector, m.embed_dim AS embed_dim FROM ${this.dialect.table} m
+        WHERE ${this.byIds(tenant, missing, p)} AND m.vector IS NOT NULL`,
+    );
+    return andThen(rows, (read) => {
+      const decoded = decodeVectorRows(read);
+      if (cached !== null) for (const [id, vector] of decoded) cached.set(id, vector);
+      return cached ?? decoded;
     });
   }
 

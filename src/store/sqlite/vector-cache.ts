@@ -325,15 +325,16 @@ export class VectorCache {
 
   /**
    * Stored vectors of the given ids that a loaded partition of the tenant holds exactly (after
-   * catching up with the database, see `VectorPartition.storedVectors`); other ids are absent.
+   * catching up with the database, see `VectorPartition.storedVectors`), copies unless `views`;
+   * other ids are absent.
    */
-  vectors(tenant: string, ids: readonly string[]): Map<string, Float32Array> {
+  vectors(tenant: string, ids: readonly string[], views = false): Map<string, Float32Array> {
     this.sync();
     const out = new Map<string, Float32Array>();
     for (const p of this.partitions.values()) {
       if (p.tenant !== tenant) continue;
       const missing = out.size === 0 ? ids : ids.filter((id) => !out.has(id));
-      for (const [id, vector] of p.partition.storedVectors(missing)) out.set(id, vector);
+      for (const [id, vector] of p.partition.storedVectors(missing, views)) out.set(id, vector);
     }
     return out;
   }

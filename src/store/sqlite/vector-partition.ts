@@ -306,17 +306,22 @@ export class VectorPartition {
    * bit for bit (already unit length, as embedders' vectors usually are; others, and rows not
    * cached, are absent). Lets the store answer `getVectors` without reading and decoding blobs.
    * The copies share one new buffer, each its own range: one allocation, not one per row (a search
-   * asks for hundreds).
+   * asks for hundreds). With `views`, the partition's own rows instead: valid until the next
+   * change, never to be written.
    */
-  storedVectors(ids: readonly string[]): Map<string, Float32Array> {
+  storedVectors(ids: readonly string[], views = false): Map<string, Float32Array> {
     const found: Array<[string, number]> = [];
     for (const id of ids) {
       const slot = this.slotOf.get(id);
       if (slot !== undefined && !this.rescaled.has(id)) found.push([id, slot]);
     }
     const dim = this.dim;
-    const buffer = new Float32Array(found.length * dim);
     const out = new Map<string, Float32Array>();
+    if (views) {
+      for (const [id, slot] of found) out.set(id, this.data.subarray(slot * dim, (slot + 1) * dim));
+      return out;
+    }
+    const buffer = new Float32Array(found.length * dim);
     found.forEach(([id, slot], j) => {
       buffer.set(this.data.subarray(slot * dim, (slot + 1) * dim), j * dim);
       out.set(id, buffer.subarray(j * dim, (j + 1) * dim));
