@@ -37,6 +37,8 @@ interface ChildReport {
   memories: number;
   cacheBytes: number;
   maxBytes: number;
+  rows: number;
+  rowBytes: number;
   rssMb: number;
 }
 
@@ -78,6 +80,8 @@ async function child(path: string, warm: boolean, embed: boolean, questions: Que
     memories: stats.memories,
     cacheBytes: stats.bytes,
     maxBytes: stats.maxBytes,
+    rows: stats.rows,
+    rowBytes: stats.rowBytes,
     rssMb,
   };
 }
@@ -162,6 +166,7 @@ async function main(): Promise<void> {
             `${(r.firstMs / r.warmP50).toFixed(1)}×`,
             r.memories.toLocaleString('en'),
             `${(r.cacheBytes / Math.max(1, r.memories)).toFixed(0)} B (${(r.cacheBytes / 2 ** 20).toFixed(0)} of ${(r.maxBytes / 2 ** 20).toFixed(0)} MB)`,
+            `${r.rows.toLocaleString('en')} rows, ${(r.rowBytes / Math.max(1, r.rows)).toFixed(0)} B each`,
             `${r.rssMb.toFixed(0)} MB`,
           ]);
           console.error(rows[rows.length - 1]?.join(' | '));
@@ -184,6 +189,7 @@ async function main(): Promise<void> {
         'first / warm',
         'cached memories',
         'cache per memory (total of budget)',
+        'row cache (64 MB budget)',
         'RSS growth',
       ],
       rows,
