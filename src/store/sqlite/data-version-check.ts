@@ -1,5 +1,8 @@
 import type { SqliteStatement } from '../../util/sqlite-database.js';
 
+/** Taken when this module loads, so test fake timers installed later cannot stop a turn from ending. */
+const nextTurn = setImmediate;
+
 /** Commits made by this process's SQLite stores (any connection, any file). */
 let localCommits = 0;
 
@@ -28,7 +31,7 @@ export class DataVersionCheck {
     this.readAtCommits = localCommits;
     if (!this.readThisTurn) {
       this.readThisTurn = true;
-      setImmediate(() => {
+      nextTurn(() => {
         this.readThisTurn = false;
       }).unref();
     }
