@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { RowCache } from '../../src/store/sqlite/row-cache.js';
+import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
 import type { SelectedMemory } from '../../src/store/memory-from-columns.js';
 import { at, makeRecord } from './fixtures/records.js';
 
@@ -67,6 +68,19 @@ describe('SQLite row cache: reads stay current', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await other.recordUsage(T, [id], at(902));
     expect((await store.get(T, [id]))[0]?.usage).toMatchObject({ count: 1, lastUsedAt: at(902) });
+  });
+
+  it('shows a commit made outside this process’s stores once a later turn reads', async () => {
+    const id = await cachedRow('before');
+    // A bare connection, as another process would be: nothing tells this process's stores of its commit.
+    const raw = openSqliteDatabase(path);
+    try {
+      raw.prepare('UPDATE memories SET text = ? WHERE id = ?').run('from another process', id);
+    } finally {
+      raw.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await store.get(T, [id]))[0]?.text).toBe('from another process');
   });
 
   it('does not keep a row read inside a transaction that is rolled back', async () => {
