@@ -112,6 +112,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /**
    * `read()`, or what the same read (`name` and `key`) gave while the database has not changed
    * since (SQLite, which tracks every change for its caches; the value is shared, so callers copy).
+   * This store's own usage writes do not count as changes: a remembered read must not hold usage.
    */
   protected unchangedRead<T>(_name: string, _key: unknown, read: () => Maybe<T>): Maybe<T> {
     return read();
