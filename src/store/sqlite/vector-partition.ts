@@ -398,29 +398,17 @@ export class VectorPartition {
   }
 
   private scoreSlots(slots: readonly number[], query: Float32Array, limit: number): DenseCandidate[] {
-    // Cosines in a typed array and an order of positions: objects only for the rows kept.
-    const cosines = new Float64Array(slots.length);
-    const order: number[] = [];
-    for (let j = 0; j < slots.length; j++) {
-      cosines[j] = this.dot(slots[j] as number, query);
-      order.push(j);
-    }
-    const ids = this.ids;
-    order.sort((a, b) => {
-      const byCosine = (cosines[b] as number) - (cosines[a] as number);
-      if (byCosine !== 0) return byCosine;
-      const idA = ids[slots[a] as number] as string;
-      const idB = ids[slots[b] as number] as string;
-      return idA < idB ? -1 : idA > idB ? 1 : 0;
-    });
-    const out: DenseCandidate[] = [];
-    for (let k = 0; k < Math.min(limit, order.length); k++) {
-      const j = order[k] as number;
-      const slot = slots[j] as number;
+    const scored: DenseCandidate[] = slots.map((slot) => {
       const meta = this.metas[slot] as SlotMeta;
-      out.push({ id: ids[slot] as string, cosine: cosines[j] as number, updatedAt: meta.updatedAt, type: meta.type });
-    }
-    return out;
+      return {
+        id: this.ids[slot] as string,
+        cosine: this.dot(slot, query),
+        updatedAt: meta.updatedAt,
+        type: meta.type,
+      };
+    });
+    scored.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return scored.slice(0, limit);
   }
 
   /** Slots accepted by `filter`, remembered (with their gathered vectors) until the rows change. */
