@@ -1,16 +1,21 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Values by key, at most `max` of them: taking a value makes it the most recently used, and the
- * least recently used goes when a new one would exceed `max`. Remembers per-filter work of the
- * SQLite caches (a partition's filter matches, a lexical index's filter verdicts).
+ * least recently used goes when a new one would exceed `max` (`lru-cache`, as the row cache).
+ * Remembers per-filter work of the SQLite caches (a partition's filter matches, a lexical index's
+ * filter verdicts) and the store's reads while nothing changes.
  */
-export class RecentlyUsed<T> {
-  private readonly entries = new Map<string, T>();
+export class RecentlyUsed<T extends object> {
+  private readonly entries: LRUCache<string, T>;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.entries = new LRUCache<string, T>({ max });
+  }
 
   /** The remembered values, least recently used first. */
-  values(): IterableIterator<T> {
-    return this.entries.values();
+  *values(): IterableIterator<T> {
+    for (const value of this.entries.rvalues()) if (value !== undefined) yield value;
   }
 
   get size(): number {
@@ -19,12 +24,11 @@ export class RecentlyUsed<T> {
 
   /** The value of `key` if remembered and `fresh` accepts it, else `make()`'s (remembered now). */
   take(key: string, make: () => T, fresh: (value: T) => boolean = () => true): T {
+    // `get` makes the key the most recently used.
     const known = this.entries.get(key);
-    const value = known !== undefined && fresh(known) ? known : make();
-    // Map keeps insertion order: re-inserting moves the key to the most recently used end.
-    this.entries.delete(key);
+    if (known !== undefined && fresh(known)) return known;
+    const value = make();
     this.entries.set(key, value);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return value;
   }
 
