@@ -39,8 +39,13 @@ function countTerms(
   const df = new Float64Array(q);
   const lengths = new Float64Array(n);
   let totalLength = 0;
+  // Most document tokens match no query token: a token whose length no query token has is passed
+  // over without hashing it (lengths from 31 on share the last bit).
+  let lengths31 = 0;
+  for (const token of position.keys()) lengths31 |= 1 << Math.min(token.length, 31);
   const add = (i: number, tokens: readonly string[], weight: number): void => {
     for (const token of tokens) {
+      if ((lengths31 & (1 << Math.min(token.length, 31))) === 0) continue;
       const p = position.get(token);
       if (p === undefined) continue;
       const cell = i * q + p;

@@ -28,4 +28,17 @@ describe('bm25Scores', () => {
     const twice = bm25Scores(['x', 'x'], docs).raw[0] as number;
     expect(twice).toBeCloseTo(2 * once, 12);
   });
+
+  it('counts tokens of every length, also of 31 characters and more (they share one length bit)', () => {
+    const long = 'a'.repeat(40);
+    const longer = 'b'.repeat(52);
+    const docs = [[long, 'x'], [longer, 'a'.repeat(31)], ['y', 'x', 'x'], ['', 'q']];
+    const { raw } = bm25Scores([long, 'x', ''], docs);
+    const ref = (doc: string[]) => doc.filter((t) => t === long || t === 'x' || t === '').length;
+    docs.forEach((doc, i) => expect(raw[i] as number > 0, `doc ${i}`).toBe(ref(doc) > 0));
+    // Same scores as when every token is looked up: a 31-character token is not the 40-character one.
+    const [a, b] = [bm25Scores(['a'.repeat(31)], docs).raw, bm25Scores([longer], docs).raw];
+    expect([...a].map((x) => x > 0)).toEqual([false, true, false, false]);
+    expect([...b].map((x) => x > 0)).toEqual([false, true, false, false]);
+  });
 });
