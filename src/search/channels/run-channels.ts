@@ -30,13 +30,16 @@ export function mergeChannelHits(
   const candidates = new Map<string, MergedCandidate>();
   for (const { channel, hits } of results) {
     for (const hit of hits) {
-      let entry = candidates.get(hit.id);
-      if (!entry) {
-        entry = { id: hit.id, channels: {} };
-        candidates.set(hit.id, entry);
+      const entry = candidates.get(hit.id);
+      if (entry === undefined) {
+        const channels: Record<string, number> = {};
+        channels[channel] = hit.score;
+        if (hit.extra) for (const k in hit.extra) channels[k] = hit.extra[k] as number;
+        candidates.set(hit.id, { id: hit.id, channels, memory: hit.memory, updatedAt: hit.updatedAt });
+        continue;
       }
       entry.channels[channel] = Math.max(entry.channels[channel] ?? -Infinity, hit.score);
-      if (hit.extra) for (const [k, v] of Object.entries(hit.extra)) entry.channels[k] = v;
+      if (hit.extra) for (const k in hit.extra) entry.channels[k] = hit.extra[k] as number;
       if (hit.memory && !entry.memory) entry.memory = hit.memory;
       if (hit.updatedAt !== undefined && entry.updatedAt === undefined) entry.updatedAt = hit.updatedAt;
     }

@@ -40,17 +40,7 @@ export async function runSharedGroups(
   const [shared = []] = await channel.runGroups(context, [{ types, limit }]);
   const typeOf = await hitTypes(context.store, context.filter.scope.tenant, shared);
   if (typeOf === null) return alone();
-  const lists = groups.map((g) => {
-    const own = new Set<MemoryType>(g.types);
-    const list: ChannelHit[] = [];
-    for (const hit of shared) {
-      const known = typeOf.get(hit.id);
-      if (known === undefined || !own.has(known.type)) continue;
-      // The texts told the last update: ranking then finds the hit's document without asking again.
-      list.push(hit.updatedAt === undefined ? { ...hit, updatedAt: known.updatedAt } : hit);
-    }
-    return list;
-  });
+  const lists = splitByType(shared, typeOf, groups);
   // A list shorter than its limit holds every row the channel finds in these types.
   const short = shared.length < limit ? [] : groups.flatMap((g, i) => ((lists[i]?.length ?? 0) < g.floor ? [i] : []));
   if (short.length > 0) {
@@ -69,28 +59,57 @@ interface HitType {
   updatedAt: string;
 }
 
-/** The types of the hits (from their rows, else the store's texts); null when the store does not tell them. */
+/**
+ * The shared hits split into the groups of their types (one pass; a hit whose type no group reads
+ * belongs to none), each carrying its last update.
+ */
+function splitByType(
+  shared: readonly ChannelHit[],
+  typeOf: (hit: ChannelHit) => HitType | undefined,
+  groups: readonly PathGroup[],
+): ChannelHit[][] {
+  const groupsOf = new Map<MemoryType, number[]>();
+  groups.forEach((g, i) => {
+    for (const type of new Set(g.types)) {
+      const members = groupsOf.get(type);
+      if (members === undefined) groupsOf.set(type, [i]);
+      else members.push(i);
+    }
+  });
+  const lists = groups.map((): ChannelHit[] => []);
+  for (const hit of shared) {
+    const known = typeOf(hit);
+    const members = known === undefined ? undefined : groupsOf.get(known.type);
+    if (known === undefined || members === undefined) continue;
+    // The texts told the last update: ranking then finds the hit's document without asking again.
+    const entry = hit.updatedAt === undefined ? { ...hit, updatedAt: known.updatedAt } : hit;
+    for (const i of members) (lists[i] as ChannelHit[]).push(entry);
+  }
+  return lists;
+}
+
+/**
+ * Each hit's type and last update, as a lookup: from the hit itself (SQLite's searches report
+ * them) or its row, else from the store's texts; null when the store does not tell them. A hit
+ * whose row is gone by now has no text: it belongs to no path.
+ */
 async function hitTypes(
   store: MemoryStore,
   tenant: string,
   hits: readonly ChannelHit[],
-): Promise<Map<string, HitType> | null> {
-  const out = new Map<string, HitType>();
-  const missing: string[] = [];
-  for (const hit of hits) {
-    if (hit.memory !== undefined) out.set(hit.id, { type: hit.memory.type, updatedAt: hit.memory.updatedAt });
-    else if (hit.type !== undefined && hit.updatedAt !== undefined)
-      out.set(hit.id, { type: hit.type, updatedAt: hit.updatedAt });
-    else missing.push(hit.id);
-  }
-  if (missing.length === 0) return out;
+): Promise<((hit: ChannelHit) => HitType | undefined) | null> {
+  // The hit (or its memory) is its own answer: no object per hit.
+  const own = (hit: ChannelHit): HitType | undefined =>
+    hit.memory ?? (hit.type !== undefined && hit.updatedAt !== undefined ? (hit as HitType) : undefined);
+  const missing = hits.filter((hit) => own(hit) === undefined).map((hit) => hit.id);
+  if (missing.length === 0) return own;
   if (store.getTexts === undefined) return null;
-  // A hit whose row is gone by now has no text: it belongs to no path.
+  const read = new Map<string, HitType>();
   for (const text of await store.getTexts(tenant, missing)) {
     if (text.type === undefined) return null;
-    out.set(text.id, { type: text.type, updatedAt: text.updatedAt });
+    read.set(text.id, { type: text.type, updatedAt: text.updatedAt });
   }
-  return out;
+  return (hit) => own(hit) ?? read.get(hit.id);
 }
 
 /** Scores relative to the best of the shared list, made relative to the best of the path's own. */
