@@ -194,12 +194,13 @@ export interface MemoryStore {
   /** Vectors for the given ids (only rows that have one). */
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**
-   * Optional. `read` called once with the vectors {@link getVectors} would return, as views the
-   * store may own (SQLite hands its cached vectors without copying them): valid only while `read`
-   * runs, never to be written or kept. Resolves to what `read` returned. For callers that score
-   * many vectors and keep only numbers.
+   * Optional. For each id with a stored vector, the best cosine of that vector with any of
+   * `queries`, bit for bit what `maxCosine(vector, queries)` over {@link getVectors} gives (0 with
+   * no queries); ids without a vector are absent. Lets a store that keeps vectors in memory score
+   * them where they are (SQLite: from its vector cache, with each row's norm kept) instead of
+   * copying them out. Queries must be Float32Arrays (else INVALID_VECTOR).
    */
-  readVectors?<T>(tenant: string, ids: string[], read: (vectors: ReadonlyMap<string, Float32Array>) => T): Promise<T>;
+  storedCosines?(tenant: string, ids: string[], queries: readonly Float32Array[]): Promise<Map<string, number>>;
   /**
    * Applies a patch. When `vector` is given (or null), the vector and embedding info are replaced.
    * Returns the updated memory, or null when the id does not exist in the tenant. A change of

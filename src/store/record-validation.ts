@@ -46,6 +46,13 @@ export function assertIds(ids: string[]): void {
   }
 }
 
+/** Query vectors handed to a store: an array of Float32Arrays (else INVALID_VECTOR). */
+export function assertQueryVectors(queries: readonly Float32Array[]): void {
+  if (!Array.isArray(queries) || queries.some((q) => !(q instanceof Float32Array))) {
+    throw new EngramError('INVALID_VECTOR', 'query vectors must be an array of Float32Arrays', {});
+  }
+}
+
 /**
  * Checks a vector against its embedding info: finite numbers only (INVALID_VECTOR) and
  * `vector.length === embedding.dim` (DIMENSION_MISMATCH).

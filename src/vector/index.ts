@@ -1,3 +1,4 @@
 export * from './cosine.js';
 export * from './top-k.js';
 export * from './unit-cosine.js';
+export * from './max-cosine.js';

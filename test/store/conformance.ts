@@ -14,6 +14,7 @@ import { DEFAULT_STATUSES, LIST_ORDERS, MAX_STORE_LIMIT, type MemoryFilter } fro
 import { MEMORY_STATUSES } from '../../src/model/memory-type.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
+import { maxCosine } from '../../src/vector/max-cosine.js';
 import type { ChildStoreSpec } from './fixtures/child-store-spec.js';
 import type { CaseContext } from './formation-cases/case-context.js';
 import { episodeCases } from './formation-cases/episode-cases.js';
@@ -267,25 +268,42 @@ export function runStoreConformance(
       expect(rows.map((r) => Array.from(again.get(r.id)!))).toEqual([0, 1, 2].map((i) => Array.from(axis(i))));
     });
 
-    test('readVectors (when implemented) hands read what getVectors returns and resolves to its result', async () => {
-      if (!store.readVectors) return;
+    test('storedCosines (when implemented) gives maxCosine over getVectors bit for bit, also from a cache, after new vectors and a delete', async () => {
+      if (!store.storedCosines) return;
       const T = tenant();
       const random = seededRandom(5);
-      const rows = [0, 1, 2].map(() => withVector(randomVector(random, 8), 'test-model', { scope: { tenant: T } }));
+      const axis = (i: number, scale = 1): Float32Array =>
+        Float32Array.from({ length: 8 }, (_, j) => (j === i ? scale : 0));
+      // Unit vectors a cache holds as given, others it rescales, and random ones.
+      // Last: a vector kept as given whose squared norm in float32 is not exactly 1.
+      const tilted = Float32Array.from({ length: 8 }, (_, j) => (j === 5 ? 0.6 : j === 6 ? 0.8 : 0));
+      const vectors = [axis(0), axis(1), axis(2, 3), ...[0, 1, 2, 3].map(() => randomVector(random, 8)), tilted];
+      const rows = vectors.map((v) => withVector(v, 'test-model', { scope: { tenant: T } }));
       const bare = makeRecord({ scope: { tenant: T } });
-      await store.insert([...rows, bare]);
-      const asked = [...ids(rows), bare.id, 'missing'];
-      for (const round of ['read from the rows', 'after a search, from a cache where there is one']) {
-        const expected = await store.getVectors(T, asked);
-        const seen = await store.readVectors(T, asked, (vectors) =>
-          [...vectors].map(([id, v]) => [id, Array.from(v)] as const),
-        );
-        expect(new Map(seen), round).toEqual(new Map([...expected].map(([id, v]) => [id, Array.from(v)] as const)));
-        expect(seen.map(([id]) => id).sort(), round).toEqual(ids(rows).sort());
-        await store.denseSearch({ filter: { scope: { tenant: T } }, vector: rows[0]!.vector!, model: 'test-model', limit: 3 });
-      }
-      expect(await store.readVectors(T, [], (vectors) => vectors.size)).toBe(0);
-      await expectCode(store.readVectors('', ids(rows), () => 0), 'INVALID_SCOPE');
+      const foreign = withVector(axis(3), 'test-model', { scope: { tenant: tenant() } });
+      await store.insert([...rows, bare, foreign]);
+      const asked = [...ids(rows), bare.id, foreign.id, 'missing'];
+      const check = async (round: string): Promise<void> => {
+        const stored = await store.getVectors(T, asked);
+        for (const queries of [[randomVector(random, 8)], [axis(1), randomVector(random, 8), new Float32Array(8)], []]) {
+          const got = await store.storedCosines!(T, asked, queries);
+          expect([...got.keys()].sort(), round).toEqual(ids(rows).sort());
+          for (const [id, vector] of stored) expect(Object.is(got.get(id), maxCosine(vector, queries)), `${round} ${id}`).toBe(true);
+        }
+      };
+      await check('read from the rows');
+      await store.denseSearch({ filter: { scope: { tenant: T } }, vector: axis(0), model: 'test-model', limit: 3 });
+      await check('after a search, from a cache where there is one');
+      await store.update(T, rows[0]!.id, { updatedAt: at(900) }, { vector: randomVector(random, 8), embedding: { model: 'test-model', dim: 8 } });
+      await store.update(T, rows[1]!.id, { updatedAt: at(900) }, { vector: axis(4), embedding: { model: 'test-model', dim: 8 } });
+      await check('after two vectors changed');
+      // A cache that fills the hole of a deleted row with another row must move that row's norm with it.
+      await store.delete(T, [rows[2]!.id]);
+      rows.splice(2, 1);
+      await check('after a delete');
+      expect((await store.storedCosines(T, [], [axis(0)])).size).toBe(0);
+      await expectCode(store.storedCosines('', ids(rows), [axis(0)]), 'INVALID_SCOPE');
+      await expectCode(store.storedCosines(T, ids(rows), [[1, 0] as unknown as Float32Array]), 'INVALID_VECTOR');
     });
 
     test('getTexts (when implemented) returns text, updatedAt and type of the tenant rows only', async () => {

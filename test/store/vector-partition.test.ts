@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VectorPartition } from '../../src/store/sqlite/vector-partition.js';
+import { maxCosine } from '../../src/vector/max-cosine.js';
 import { unitVector } from '../../src/vector/unit-cosine.js';
 import { jsCosine, seededRandom, slotMeta } from './fixtures/records.js';
 
@@ -59,5 +60,38 @@ describe('VectorPartition int8 pre-selection', () => {
     const base = rows(5, 1500, 0);
     const vectors = [...base, ...base.map((v) => Float32Array.from(v))];
     expect(load(vectors, 1000).quantized).toBe(true);
+  });
+});
+
+describe('VectorPartition.storedCosines', () => {
+  /** Unit vectors the partition keeps as given (re-normalising changes no bit), with squared norms not exactly 1. */
+  const kept = (seed: number, n: number): Float32Array[] =>
+    queries(seed, n * 4, 0)
+      .filter((v) => {
+        const again = unitVector(v) as Float32Array;
+        return again.every((x, i) => x === v[i]);
+      })
+      .slice(0, n);
+
+  it('gives maxCosine of the rows held as given, bit for bit, through replacements, removals and growth', () => {
+    const vectors = kept(3, 12);
+    expect(vectors).toHaveLength(12);
+    const partition = new VectorPartition(DIM, 2);
+    vectors.forEach((v, i) => partition.upsert(`r${i}`, slotMeta(i + 1), v));
+    // A rescaled row is left to the caller; a replaced row is scored from its new vector.
+    partition.upsert('r0', slotMeta(1), Float32Array.from(vectors[0] as Float32Array, (x) => x * 3));
+    partition.upsert('r1', slotMeta(2), vectors[11] as Float32Array);
+    // Removing a middle row moves the last one into its slot.
+    partition.remove('r4');
+    const held = new Map(vectors.map((v, i) => [`r${i}`, v]));
+    held.delete('r0');
+    held.delete('r4');
+    held.set('r1', vectors[11] as Float32Array);
+    const qs = queries(9, 3, 0);
+    const got = partition.storedCosines([...held.keys(), 'r0', 'r4', 'nope'], qs);
+    expect([...got.keys()].sort()).toEqual([...held.keys()].sort());
+    for (const [id, v] of held) {
+      expect(Object.is(got.get(id), maxCosine(v, qs)), id).toBe(true);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { maxCosine, maxCosines } from '../../src/search/paths/max-cosine.js';
+import { maxCosine, maxCosines, maxCosinesOfRows, squaredNorm } from '../../src/vector/max-cosine.js';
 
 /** Deterministic values in [-1, 1) (xorshift), so a failure replays. */
 function vectors(count: number, dim: number, seed: number): Float32Array[] {
@@ -38,5 +38,38 @@ describe('maxCosines', () => {
       odd.forEach((v, i) => expect(fast[i]).toBe(maxCosine(v, queries)));
     }
     expect(maxCosines([new Float32Array(8)], [new Float32Array(8)])).toEqual([0]);
+  });
+});
+
+describe('maxCosinesOfRows', () => {
+  const dim = 24;
+  const stored = vectors(11, dim, 17);
+  stored[3] = new Float32Array(dim);
+  stored[5] = Float32Array.from(stored[5] as Float32Array, (x, i) => (i === 2 ? Number.NaN : x * 7));
+  const data = new Float32Array(stored.length * dim);
+  stored.forEach((v, r) => data.set(v, r * dim));
+  const scored = (rows: number[]) => ({ data, dim, rows, squaredNorms: rows.map((r) => squaredNorm(data, r * dim, dim)) });
+
+  it('gives maxCosine of the chosen rows bit for bit, in their order, repeats and odd counts included', () => {
+    const rows = [10, 0, 3, 5, 5, 7, 1, 2, 9];
+    for (const queries of [vectors(1, dim, 19), vectors(4, dim, 23)]) {
+      const fast = maxCosinesOfRows(scored(rows), queries);
+      rows.forEach((r, j) => expect(Object.is(fast[j], maxCosine(stored[r] as Float32Array, queries))).toBe(true));
+    }
+  });
+
+  it('gives 0 for queries of another length, zero queries and none at all, as maxCosine does', () => {
+    const rows = [0, 1, 2, 4, 6];
+    for (const queries of [[new Float32Array(dim + 1)], [new Float32Array(dim)], [], [new Float32Array(dim), ...vectors(1, dim, 29)]]) {
+      const fast = maxCosinesOfRows(scored(rows), queries);
+      rows.forEach((r, j) => expect(fast[j]).toBe(maxCosine(stored[r] as Float32Array, queries)));
+    }
+    expect([...maxCosinesOfRows(scored(rows), [])]).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('squaredNorm sums a range of an array in index order', () => {
+    const v = Float32Array.of(9, 1, 2, 3, 9);
+    expect(squaredNorm(v, 1, 3)).toBe(14);
+    expect(squaredNorm(v)).toBe(176);
   });
 });

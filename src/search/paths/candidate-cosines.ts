@@ -1,6 +1,6 @@
 import type { Scope } from '../../model/scope.js';
 import type { MemoryStore } from '../../store/memory-store.js';
-import { maxCosines } from './max-cosine.js';
+import { maxCosines } from '../../vector/max-cosine.js';
 
 /**
  * How far a store's cosine may lie from `maxCosine` over the stored vector. Stores report
@@ -58,7 +58,8 @@ export async function storeCosines(
 
 /**
  * The exact cosines the per-path searcher gives rows no dense channel scored: `maxCosine`
- * of the stored vector over the query vectors, 0 for a row without a vector. One read.
+ * of the stored vector over the query vectors, 0 for a row without a vector. One store call:
+ * scored where the vectors are when the store can (`storedCosines`), else read and scored here.
  */
 export async function vectorCosines(
   store: MemoryStore,
@@ -68,18 +69,17 @@ export async function vectorCosines(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (ids.length === 0) return out;
-  const found = new Map<string, number>();
-  const score = (vectors: ReadonlyMap<string, Float32Array>): void => {
+  let found: ReadonlyMap<string, number>;
+  if (store.storedCosines) found = await store.storedCosines(tenant, [...ids], queryVectors);
+  else {
+    const vectors = await store.getVectors(tenant, [...ids]);
     const held = ids.filter((id) => vectors.has(id));
     const cosines = maxCosines(
       held.map((id) => vectors.get(id) as Float32Array),
       queryVectors,
     );
-    held.forEach((id, i) => found.set(id, cosines[i] as number));
-  };
-  // Views where the store lends them: only numbers are kept, so its vectors need no copies.
-  if (store.readVectors) await store.readVectors(tenant, [...ids], score);
-  else score(await store.getVectors(tenant, [...ids]));
+    found = new Map(held.map((id, i) => [id, cosines[i] as number]));
+  }
   for (const id of ids) out.set(id, found.get(id) ?? 0);
   return out;
 }

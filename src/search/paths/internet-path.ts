@@ -2,7 +2,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import type { Memory } from '../../model/memory.js';
 import type { WebSearchProvider } from '../internet/web-result.js';
 import { webResultToMemory } from '../internet/web-to-memory.js';
-import { maxCosine } from './max-cosine.js';
+import { maxCosine } from '../../vector/max-cosine.js';
 import type { PathInputs } from './path-inputs.js';
 import { rankCandidates } from './rank-candidates.js';
 import type { SearchCandidate } from './search-candidate.js';

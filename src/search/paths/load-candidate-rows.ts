@@ -1,7 +1,7 @@
 import type { Memory } from '../../model/memory.js';
 import type { MemoryStore } from '../../store/memory-store.js';
 import type { MergedCandidate } from '../channels/run-channels.js';
-import { maxCosine } from './max-cosine.js';
+import { maxCosine } from '../../vector/max-cosine.js';
 import type { FoundMemory } from './rank-candidates.js';
 
 /**

@@ -3,6 +3,7 @@ import { EngramError } from '../../model/errors.js';
 import type { FormationStore } from '../../model/formation/formation-store.js';
 import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
+import { maxCosines } from '../../vector/max-cosine.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { distinctSpaces } from './embedding-spaces.js';
 import { contextFromColumns, type ContextColumns } from '../memory-context.js';
@@ -21,7 +22,14 @@ import type {
   WriteContext,
 } from '../memory-store.js';
 import { assertDenseQuery, assertLexicalQuery, assertTimestampArgument, assertUpdate } from '../query-validation.js';
-import { assertFilter, assertIds, assertRecord, assertTenant, assertUsageEntries } from '../record-validation.js';
+import {
+  assertFilter,
+  assertIds,
+  assertQueryVectors,
+  assertRecord,
+  assertTenant,
+  assertUsageEntries,
+} from '../record-validation.js';
 import { mergeUsage } from '../merge-usage.js';
 import { filterWhere, VALID_FROM_SQL } from './filter-where.js';
 import { validAmongNewest, type NewestRow } from './valid-among-newest.js';
@@ -131,8 +139,17 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /** Told the rows `get` just read (SQLite keeps them for the next reads). */
   protected rowsRead(_tenant: string, _rows: readonly SelectedMemory[]): void {}
 
-  /** Stored vectors the backend holds in memory (SQLite's vector cache), copies or with `views` its own arrays; the rest are read. */
-  protected cachedVectors(_tenant: string, _ids: string[], _views: boolean): Map<string, Float32Array> | null {
+  /** Copies of the stored vectors the backend holds in memory (SQLite's vector cache); the rest are read. */
+  protected cachedVectors(_tenant: string, _ids: string[]): Map<string, Float32Array> | null {
+    return null;
+  }
+
+  /** `storedCosines` of the vectors the backend holds in memory, computed there; the rest are read. */
+  protected cachedCosines(
+    _tenant: string,
+    _ids: string[],
+    _queries: readonly Float32Array[],
+  ): Map<string, number> | null {
     return null;
   }
 
@@ -204,24 +221,36 @@ export abstract class SqlMemoryStore implements MemoryStore {
   }
 
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>> {
-    return this.guard('getVectors', () => this.vectorsOf('getVectors', tenant, ids, false));
+    return this.guard('getVectors', () => this.vectorsOf('getVectors', tenant, ids));
   }
 
-  readVectors<T>(
-    tenant: string,
-    ids: string[],
-    read: (vectors: ReadonlyMap<string, Float32Array>) => T,
-  ): Promise<T> {
-    // The views stay valid while `read` runs: it is called in the same synchronous step as the cache lookup.
-    return this.guard('readVectors', () => andThen(this.vectorsOf('readVectors', tenant, ids, true), read));
+  storedCosines(tenant: string, ids: string[], queries: readonly Float32Array[]): Promise<Map<string, number>> {
+    return this.guard('storedCosines', () => {
+      assertTenant(tenant);
+      assertIds(ids);
+      assertQueryVectors(queries);
+      const cached = ids.length === 0 ? null : this.cachedCosines(tenant, ids, queries);
+      const missing = cached === null ? ids : ids.filter((id) => !cached.has(id));
+      if (cached !== null && missing.length === 0) return cached;
+      return andThen(this.vectorsOf('storedCosines', tenant, missing), (read) => {
+        const out = cached ?? new Map<string, number>();
+        const found = [...read.keys()];
+        const cosines = maxCosines(
+          found.map((id) => read.get(id) as Float32Array),
+          queries,
+        );
+        found.forEach((id, j) => out.set(id, cosines[j] as number));
+        return out;
+      });
+    });
   }
 
-  /** The stored vectors of these ids: copies, or with `views` the cache's own arrays where it holds them. */
-  private vectorsOf(name: string, tenant: string, ids: string[], views: boolean): Maybe<Map<string, Float32Array>> {
+  /** The stored vectors of these ids (copies). */
+  private vectorsOf(name: string, tenant: string, ids: string[]): Maybe<Map<string, Float32Array>> {
     assertTenant(tenant);
     assertIds(ids);
     if (ids.length === 0) return new Map<string, Float32Array>();
-    const cached = this.cachedVectors(tenant, ids, views);
+    const cached = this.cachedVectors(tenant, ids);
     const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
     if (cached !== null && missing.length === 0) return cached;
     const rows = this.select<VectorRow>(

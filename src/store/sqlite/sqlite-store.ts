@@ -356,9 +356,18 @@ export class SqliteStore extends SqlMemoryStore {
     if (!this.db.inTransaction) this.rows.remember(tenant, rows);
   }
 
-  protected override cachedVectors(tenant: string, ids: string[], views: boolean): Map<string, Float32Array> | null {
-    // Vectors a partition holds bit for bit come from memory (copied unless views will do); the rest are read.
-    return this.lazyCache?.vectors(tenant, ids, views) ?? null;
+  protected override cachedVectors(tenant: string, ids: string[]): Map<string, Float32Array> | null {
+    // Vectors a partition holds bit for bit come from memory; the rest are read.
+    return this.lazyCache?.vectors(tenant, ids) ?? null;
+  }
+
+  protected override cachedCosines(
+    tenant: string,
+    ids: string[],
+    queries: readonly Float32Array[],
+  ): Map<string, number> | null {
+    // Scored where a partition holds the vectors bit for bit, from its rows and kept norms.
+    return this.lazyCache?.storedCosines(tenant, ids, queries) ?? null;
   }
 
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {

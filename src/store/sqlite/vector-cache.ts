@@ -325,16 +325,34 @@ export class VectorCache {
 
   /**
    * Stored vectors of the given ids that a loaded partition of the tenant holds exactly (after
-   * catching up with the database, see `VectorPartition.storedVectors`), copies unless `views`;
-   * other ids are absent.
+   * catching up with the database, see `VectorPartition.storedVectors`), as copies; other ids are
+   * absent.
    */
-  vectors(tenant: string, ids: readonly string[], views = false): Map<string, Float32Array> {
+  vectors(tenant: string, ids: readonly string[]): Map<string, Float32Array> {
+    return this.fromPartitions(tenant, ids, (partition, asked) => partition.storedVectors(asked));
+  }
+
+  /**
+   * `maxCosine` of the stored vectors of the given ids over `queries`, bit for bit, where a loaded
+   * partition of the tenant holds them exactly (see `VectorPartition.storedCosines`); other ids are
+   * absent.
+   */
+  storedCosines(tenant: string, ids: readonly string[], queries: readonly Float32Array[]): Map<string, number> {
+    return this.fromPartitions(tenant, ids, (partition, asked) => partition.storedCosines(asked, queries));
+  }
+
+  /** What `read` finds of the ids in the tenant's loaded partitions, each id from the first that holds it. */
+  private fromPartitions<T>(
+    tenant: string,
+    ids: readonly string[],
+    read: (partition: VectorPartition, ids: readonly string[]) => Map<string, T>,
+  ): Map<string, T> {
     this.sync();
-    const out = new Map<string, Float32Array>();
+    const out = new Map<string, T>();
     for (const p of this.partitions.values()) {
       if (p.tenant !== tenant) continue;
       const missing = out.size === 0 ? ids : ids.filter((id) => !out.has(id));
-      for (const [id, vector] of p.partition.storedVectors(missing, views)) out.set(id, vector);
+      for (const [id, value] of read(p.partition, missing)) out.set(id, value);
     }
     return out;
   }

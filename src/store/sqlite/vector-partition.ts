@@ -1,3 +1,4 @@
+import { maxCosinesOfRows, squaredNorm } from '../../vector/max-cosine.js';
 import type { DenseCandidate } from '../memory-store.js';
 import {
   dotAt,
@@ -65,6 +66,8 @@ export class VectorPartition {
   readonly dim: number;
   private readonly quantizeAbove: number;
   private data: Float32Array;
+  /** `squaredNorm` of each row, as `cosine` sums it: exact cosines of stored vectors need only the dot product. */
+  private norms: Float64Array;
   private q8: Int8Array | null = null;
   private q8Scale = 0;
   private maxAbs = 0;
@@ -92,6 +95,7 @@ export class VectorPartition {
     this.dim = dim;
     this.quantizeAbove = options.quantizeAbove;
     this.data = new Float32Array(Math.max(1, capacity) * dim);
+    this.norms = new Float64Array(Math.max(1, capacity));
   }
 
   get size(): number {
@@ -107,7 +111,9 @@ export class VectorPartition {
   get bytes(): number {
     let remembered = 0;
     for (const m of this.filterMatches.values()) remembered += m.matching.length * 8 + (m.gathered?.byteLength ?? 0);
-    return this.data.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered;
+    return (
+      this.data.byteLength + this.norms.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered
+    );
   }
 
   /** Statuses present among the cached rows. */
@@ -167,6 +173,9 @@ export class VectorPartition {
         const grown = new Float32Array(Math.max(this.data.length * 2, (slot + 1) * this.dim));
         grown.set(this.data);
         this.data = grown;
+        const norms = new Float64Array(grown.length / this.dim);
+        norms.set(this.norms);
+        this.norms = norms;
         if (this.q8 !== null) {
           const grownQ = new Int8Array(grown.length);
           grownQ.set(this.q8);
@@ -192,6 +201,7 @@ export class VectorPartition {
     }
     if (sameValues(this.data, slot * this.dim, vector)) this.rescaled.delete(id);
     else this.rescaled.add(id);
+    this.norms[slot] = squaredNorm(this.data, slot * this.dim, this.dim);
     let rowMax = 0;
     for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
       rowMax = Math.max(rowMax, Math.abs(this.data[i] as number));
@@ -288,6 +298,7 @@ export class VectorPartition {
       const lastId = this.ids[last] as string;
       const lastMeta = this.metas[last] as SlotMeta;
       this.data.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.norms[slot] = this.norms[last] as number;
       this.q8?.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.ids[slot] = lastId;
       this.metas[slot] = lastMeta;
@@ -306,10 +317,9 @@ export class VectorPartition {
    * bit for bit (already unit length, as embedders' vectors usually are; others, and rows not
    * cached, are absent). Lets the store answer `getVectors` without reading and decoding blobs.
    * The copies share one new buffer, each its own range: one allocation, not one per row (a search
-   * asks for hundreds). With `views`, the partition's own rows instead: valid until the next
-   * change, never to be written.
+   * asks for hundreds).
    */
-  storedVectors(ids: readonly string[], views = false): Map<string, Float32Array> {
+  storedVectors(ids: readonly string[]): Map<string, Float32Array> {
     const found: Array<[string, number]> = [];
     for (const id of ids) {
       const slot = this.slotOf.get(id);
@@ -317,15 +327,33 @@ export class VectorPartition {
     }
     const dim = this.dim;
     const out = new Map<string, Float32Array>();
-    if (views) {
-      for (const [id, slot] of found) out.set(id, this.data.subarray(slot * dim, (slot + 1) * dim));
-      return out;
-    }
     const buffer = new Float32Array(found.length * dim);
     found.forEach(([id, slot], j) => {
       buffer.set(this.data.subarray(slot * dim, (slot + 1) * dim), j * dim);
       out.set(id, buffer.subarray(j * dim, (j + 1) * dim));
     });
+    return out;
+  }
+
+  /**
+   * `maxCosine` of the stored vectors of these ids over `queries`, bit for bit, for the rows whose
+   * cached unit vector is that vector (see {@link storedVectors}; the others are absent), computed
+   * in place from the rows and their kept norms.
+   */
+  storedCosines(ids: readonly string[], queries: readonly Float32Array[]): Map<string, number> {
+    const found: string[] = [];
+    const rows: number[] = [];
+    const squaredNorms: number[] = [];
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || this.rescaled.has(id)) continue;
+      found.push(id);
+      rows.push(slot);
+      squaredNorms.push(this.norms[slot] as number);
+    }
+    const cosines = maxCosinesOfRows({ data: this.data, dim: this.dim, rows, squaredNorms }, queries);
+    const out = new Map<string, number>();
+    found.forEach((id, j) => out.set(id, cosines[j] as number));
     return out;
   }
 
