@@ -21,6 +21,8 @@ interface FilterMatch {
   version: number;
   matching: number[];
   gathered: Float32Array | Int8Array | null;
+  /** 1 at each matching slot, for over-fetching searches (made when one first needs it). */
+  mask: Uint8Array | null;
 }
 
 /**
@@ -110,7 +112,8 @@ export class VectorPartition {
   /** Approximate heap bytes held. */
   get bytes(): number {
     let remembered = 0;
-    for (const m of this.filterMatches.values()) remembered += m.matching.length * 8 + (m.gathered?.byteLength ?? 0);
+    for (const m of this.filterMatches.values())
+      remembered += m.matching.length * 8 + (m.gathered?.byteLength ?? 0) + (m.mask?.byteLength ?? 0);
     return (
       this.data.byteLength + this.norms.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered
     );
@@ -388,7 +391,7 @@ export class VectorPartition {
         const matching = match.matching;
         slots = this.topSlots(match.gathered, scan.query, Math.min(m, want), threads).map((j) => matching[j] as number);
       } else {
-        slots = this.overFetchSearch(scan, Math.min(m, want), filter.test, m, threads);
+        slots = this.overFetchSearch(scan, Math.min(m, want), matchMask(match, n), threads);
       }
     }
     return this.scoreSlots(slots, query, limit);
@@ -447,7 +450,7 @@ export class VectorPartition {
         const matching: number[] = [];
         for (let i = 0; i < this.ids.length; i++)
           if (filter.test(this.ids[i] as string, this.metas[i] as SlotMeta)) matching.push(i);
-        return { version: this.version, matching, gathered: null };
+        return { version: this.version, matching, gathered: null, mask: null };
       },
       (known) => known.version === this.version,
     );
@@ -483,14 +486,23 @@ export class VectorPartition {
   private overFetchSearch(
     scan: ReturnType<VectorPartition['scanInput']>,
     k: number,
-    accept: (id: string, meta: SlotMeta) => boolean,
-    m: number,
+    mask: { bits: Uint8Array; matching: number },
     threads: number,
   ): number[] {
     const n = this.ids.length;
-    const ok = (slot: number): boolean => accept(this.ids[slot] as string, this.metas[slot] as SlotMeta);
-    return overFetchTop(scan.dataset(n), scan.query, { dim: this.dim, rows: n, matching: m, k, threads }, ok);
+    const { bits, matching } = mask;
+    const ok = (slot: number): boolean => bits[slot] === 1;
+    return overFetchTop(scan.dataset(n), scan.query, { dim: this.dim, rows: n, matching, k, threads }, ok);
   }
+}
+
+/** The match's slots as a mask over `rows` slots (remembered with it), and how many match. */
+function matchMask(match: FilterMatch, rows: number): { bits: Uint8Array; matching: number } {
+  if (match.mask === null) {
+    match.mask = new Uint8Array(rows);
+    for (const slot of match.matching) match.mask[slot] = 1;
+  }
+  return { bits: match.mask, matching: match.matching.length };
 }
 
 /** Whether `data` holds exactly the values of `vector` from `offset` on. */
