@@ -1,6 +1,8 @@
 import usearch from 'usearch';
 import { unitVector } from '../../vector/unit-cosine.js';
 
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
 /** Scans over a partition's contiguous rows of unit vectors (float32, or their int8 copy). */
 
 /** Candidates the int8 scan selects for an exact top-`exact` (re-scoring reads each one's row). */
@@ -58,9 +60,14 @@ export function topSlots(
   if (k <= 0) return [];
   const found = usearch.exactSearch(dataset, query, dim, k, usearch.MetricKind.IP, threads);
   const keys = found.keys;
-  const out: number[] = [];
   const count = 'counts' in found ? Number(found.counts[0]) : keys.length;
-  for (let i = 0; i < count; i++) out.push(Number(keys[i]));
+  const out = new Array<number>(count);
+  if (LITTLE_ENDIAN) {
+    // Slots are below 2³², so each 64-bit key is its low (first) 32-bit word: read as such,
+    // without making a BigInt per key.
+    const words = new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
+    for (let i = 0; i < count; i++) out[i] = words[2 * i] as number;
+  } else for (let i = 0; i < count; i++) out[i] = Number(keys[i]);
   return out;
 }
 
