@@ -183,7 +183,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
       const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
       const toMemories = (read: SelectedMemory[]): Memory[] => {
         if (read.length > 0) this.rowsRead(tenant, read);
-        const found = cached === null || cached.size === 0 ? read : [...cached.values(), ...read];
+        if (cached !== null && cached.size > 0) for (const row of read) cached.set(row.id, row);
+        const found = cached === null || cached.size === 0 ? read : cached;
         return inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row));
       };
       if (missing.length === 0) return toMemories([]);
