@@ -43,6 +43,30 @@ describe('normalizeTurnText: what counts as the same text', () => {
   it('is versioned', () => {
     expect(turnTextKey('x')).toMatch(/^n1:[0-9a-f]{64}$/);
   });
+
+  it('gives ASCII texts (read in one pass) what the rule above gives them', () => {
+    // The rule as documented, step by step.
+    const rule = (text: string): string => {
+      const nfkc = text.normalize('NFKC');
+      const folded = nfkc
+        .toLowerCase()
+        .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+        .replace(/\p{P}/gu, ' ')
+        .replace(/\s+/gu, ' ')
+        .trim();
+      return folded || nfkc.replace(/[\p{Cc}\p{Cf}]/gu, '').replace(/\s+/gu, ' ').trim();
+    };
+    const texts: string[] = [];
+    for (let code = 0; code < 128; code++) {
+      const c = String.fromCharCode(code);
+      texts.push(c, `A${c}b`, ` ${c}${c} x`, `${c}${c}`);
+    }
+    let state = 7;
+    const next = (): number => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (let i = 0; i < 5000; i++)
+      texts.push(Array.from({ length: Math.floor(next() * 14) }, () => String.fromCharCode(Math.floor(next() * 128))).join(''));
+    for (const text of texts) expect(normalizeTurnText(text), JSON.stringify(text)).toBe(rule(text));
+  });
 });
 
 const scope = { tenant: 't', user: 'ana' };

@@ -4,6 +4,18 @@ import { createHash } from 'node:crypto';
 const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
 const PUNCTUATION = /\p{P}/gu;
 const SPACES = /\s+/gu;
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, controls included
+const ASCII = /^[\x00-\x7f]*$/;
+/** Runs of the ASCII characters the three classes above match, found by testing each (so the sets agree). */
+const ASCII_GAPS = (() => {
+  const members: string[] = [];
+  for (let code = 0; code < 128; code++) {
+    const char = String.fromCharCode(code);
+    const gap = [INVISIBLE, PUNCTUATION, SPACES].some((re) => new RegExp(re.source, 'u').test(char));
+    if (gap) members.push(`\\x${code.toString(16).padStart(2, '0')}`);
+  }
+  return new RegExp(`[${members.join('')}]+`, 'g');
+})();
 
 /**
  * What counts as "the same text" for episodes: Unicode NFKC (full-width letters, ligatures and
@@ -14,6 +26,12 @@ const SPACES = /\s+/gu;
  * punctuation keeps its NFKC form, so `?` and `!` stay distinct.
  */
 export function normalizeTurnText(text: string): string {
+  if (ASCII.test(text)) {
+    // ASCII text is its own NFKC form and holds neither `ß` nor `ς`; every invisible, punctuation
+    // or space character turns into a space and runs of spaces collapse: one pass does both.
+    const folded = text.toLowerCase().replace(ASCII_GAPS, ' ').trim();
+    if (folded !== '') return folded;
+  }
   const nfkc = text.normalize('NFKC');
   const folded = nfkc
     .toLowerCase()
