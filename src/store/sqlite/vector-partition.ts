@@ -1,7 +1,7 @@
 import { maxCosinesOfRows, squaredNorm } from '../../vector/max-cosine.js';
 import type { DenseCandidate } from '../memory-store.js';
 import {
-  dotAt,
+  dotsAt,
   gatherRows,
   int8PreselectionHolds,
   int8Query,
@@ -429,11 +429,12 @@ export class VectorPartition {
   }
 
   private scoreSlots(slots: readonly number[], query: Float32Array, limit: number): DenseCandidate[] {
-    const scored: DenseCandidate[] = slots.map((slot) => {
+    const cosines = dotsAt(this.data, this.dim, slots, query);
+    const scored: DenseCandidate[] = slots.map((slot, j) => {
       const meta = this.metas[slot] as SlotMeta;
       return {
         id: this.ids[slot] as string,
-        cosine: this.dot(slot, query),
+        cosine: cosines[j] as number,
         updatedAt: meta.updatedAt,
         type: meta.type,
       };
@@ -464,10 +465,6 @@ export class VectorPartition {
     const q8 = this.q8;
     if (q8 === null) return { query, dataset: (rows) => this.data.subarray(0, rows * this.dim) };
     return { query: int8Query(query), dataset: (rows) => q8.subarray(0, rows * this.dim) };
-  }
-
-  private dot(slot: number, query: Float32Array): number {
-    return dotAt(this.data, this.dim, slot, query);
   }
 
   private topSlots(
