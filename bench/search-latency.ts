@@ -4,12 +4,17 @@
  * search with paths run one after another.
  *
  *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE]
- *     [--baseline DIR] [--json]
+ *     [--baseline DIR] [--own-stores] [--json]
  *
  * `--baseline DIR`: a checkout of another commit (e.g. `git worktree add /tmp/base main~1`) whose
  * `Searcher` runs beside this one on the same store, queries and process, interleaved; the report
  * adds its row, the ratio, and in how many queries the two returned the same hits in the same order
  * with the same scores and explanations.
+ *
+ * `--own-stores` (SQLite): each method reads its own copy of the store file, with its own caches.
+ * In one shared store a method finds the rows and pool documents the method before it read for the
+ * same query, and the rotation puts the parallel search right after the recall three times in
+ * four: with its own store every query is a first query for every method.
  *
  * `--store postgres` starts a throwaway PostgreSQL from the machine's binaries (test/support/pg-cluster):
  * its queries run in server processes, so paths issued in parallel really overlap; better-sqlite3
@@ -21,7 +26,7 @@
  * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
  * per query (in an order that rotates from query to query) so drift and warm caches hit them equally.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -66,7 +71,7 @@ function typeAt(i: number): MemoryType {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store', 'baseline'], ['json']);
+  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store', 'baseline'], ['json', 'own-stores']);
   const storeKind = args.values.get('store') ?? 'sqlite';
   const size = Number(args.values.get('size') ?? 10_000);
   const nQueries = Number(args.values.get('queries') ?? 200);
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
   } else store = createSqliteStore({ path: join(dir, 'l.db') });
   const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
   const scope = { tenant: 'bench', user: 'u' };
+  let own: Awaited<ReturnType<typeof ownStores>> | undefined;
   try {
     const t0 = performance.now();
     for (let start = 0; start < size; start += 1000) {
@@ -113,12 +119,20 @@ async function main(): Promise<void> {
     }
     log(`stored ${size} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    // With --own-stores every method reads its own copy of the store file: no method finds the
+    // rows, pool documents or filter verdicts another read for the same query, so each query is a
+    // first query for every method (in one shared store the method right after another is favoured).
+    own = await ownStores(args.flags.has('own-stores') && storeKind === 'sqlite', dir, store, engram);
     const baselineDir = args.values.get('baseline');
-    const baseline = baselineDir === undefined ? undefined : await baselineSearch(baselineDir, store, embedder);
+    const baseline =
+      baselineDir === undefined ? undefined : await baselineSearch(baselineDir, await own.store('baseline'), embedder);
+    const recaller = await own.engram('recall', embedder);
+    const parallel = await own.engram('parallel', embedder);
+    const sequential = await own.engram('sequential', embedder);
     const methods: Record<string, (q: string) => Promise<unknown>> = {
-      'core recall (limit 10, all types)': (q) => engram.recall(q, { scope, limit: 10, threshold: 0 }),
-      'fast search, paths in parallel': (q) => engram.search(q, { scope, topK: 10 }),
-      'fast search, paths sequential': (q) => engram.search(q, { scope, topK: 10, sequential: true }),
+      'core recall (limit 10, all types)': (q) => recaller.recall(q, { scope, limit: 10, threshold: 0 }),
+      'fast search, paths in parallel': (q) => parallel.search(q, { scope, topK: 10 }),
+      'fast search, paths sequential': (q) => sequential.search(q, { scope, topK: 10, sequential: true }),
       ...(baseline
         ? { [`fast search, baseline ${baselineDir}`]: (q: string) => baseline(q, { scope, topK: 10 }) }
         : {}),
@@ -168,6 +182,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    await own?.close();
     await engram.close();
     await store.close();
     await cluster?.stop();
@@ -180,3 +195,36 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
+
+/**
+ * The store and facade each method reads through: the loaded ones, or (`separate`) a copy of the
+ * store file per method, each with its own caches. `close` closes the copies.
+ */
+async function ownStores(separate: boolean, dir: string, store: MemoryStore, engram: Engram) {
+  const opened: Array<{ close(): Promise<void> }> = [];
+  // Closed first, so the file holds every write (none left in the write-ahead log); closing twice is harmless.
+  if (separate) {
+    await engram.close();
+    await store.close();
+  }
+  const storeFor = async (name: string): Promise<MemoryStore> => {
+    if (!separate) return store;
+    const path = join(dir, `${name}.db`);
+    copyFileSync(join(dir, 'l.db'), path);
+    const copy = createSqliteStore({ path });
+    opened.push(copy);
+    return copy;
+  };
+  return {
+    store: storeFor,
+    async engram(name: string, embedder: Embedder): Promise<Engram> {
+      if (!separate) return engram;
+      const copy = await Engram.open({ store: await storeFor(name), embedder, trackUsage: false, ownResources: false });
+      opened.unshift(copy);
+      return copy;
+    },
+    async close(): Promise<void> {
+      for (const o of opened) await o.close();
+    },
+  };
+}
