@@ -73,11 +73,10 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
   const { store, scope, queryVectors } = inputs;
   const entries = pools.flatMap((p) => p.entries);
   const spread = inputs.profile.fusion === 'spread';
-  const unscored = [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
   // The spread fusion needs every exact cosine: an estimate would only tell the rows' last updates.
   const estimates = spread
     ? new Map<string, StoreCosine>()
-    : await storeCosines(store, scope, inputs.model, unscored, queryVectors);
+    : await storeCosines(store, scope, inputs.model, unscoredIds(entries), queryVectors);
   const updates = spread ? await lastUpdates(store, scope.tenant, entries) : null;
   const sources = entries.map((e) => ({
     id: e.id,
@@ -126,6 +125,11 @@ async function lastUpdates(
   if (ids.length === 0 || !store.getTexts) return out;
   for (const t of await store.getTexts(tenant, ids)) out.set(t.id, t.updatedAt);
   return out;
+}
+
+/** Ids of the candidates no dense channel scored, each once. */
+function unscoredIds(entries: readonly MergedCandidate[]): string[] {
+  return [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
 }
 
 /** Ids of the candidates no dense channel scored that have a document (the others leave the pool). */
