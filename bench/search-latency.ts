@@ -7,9 +7,11 @@
  *     [--baseline DIR] [--own-stores] [--json]
  *
  * `--baseline DIR`: a checkout of another commit (e.g. `git worktree add /tmp/base main~1`) whose
- * `Searcher` runs beside this one on the same store, queries and process, interleaved; the report
- * adds its row, the ratio, and in how many queries the two returned the same hits in the same order
- * with the same scores and explanations.
+ * whole read path — its store code over a copy of the store file (PostgreSQL: the same database) and
+ * its facade — recalls and searches beside this one in the same process, interleaved query by query,
+ * so a change to any layer is measured; the report adds its two rows, each method's p50 against its
+ * baseline, and in how many queries the two returned the same hits in the same order with the same
+ * scores and explanations.
  *
  * `--own-stores` (SQLite): each method reads its own copy of the store file, with its own caches.
  * In one shared store a method finds the rows and pool documents the method before it read for the
@@ -26,7 +28,7 @@
  * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
  * per query (in an order that rotates from query to query) so drift and warm caches hit them equally.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +37,7 @@ import type { Embedder } from '../src/embed/embedder.js';
 import { Engram } from '../src/engram.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
+import type { RecallResult } from '../src/model/api.js';
 import type { SearchResult } from '../src/model/search-result.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
@@ -42,7 +45,8 @@ import { createSqliteStore } from '../src/store/sqlite/index.js';
 import { startPgCluster, type PgCluster } from '../test/support/pg-cluster.js';
 import { parseArgs } from './lib/args.js';
 import { openBenchEmbedder } from './lib/bench-embedder.js';
-import { baselineSearch, sameHits } from './lib/baseline-searcher.js';
+import { sameHits } from './lib/baseline-searcher.js';
+import { openBaselineStack, type BaselineStack } from './lib/baseline-stack.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 import { buildCorpus } from './lib/synthetic-corpus.js';
 
@@ -71,7 +75,11 @@ function typeAt(i: number): MemoryType {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2), ['size', 'queries', 'data', 'store', 'baseline'], ['json', 'own-stores']);
+  const args = parseArgs(
+    process.argv.slice(2),
+    ['size', 'queries', 'data', 'store', 'baseline'],
+    ['json', 'own-stores'],
+  );
   const storeKind = args.values.get('store') ?? 'sqlite';
   const size = Number(args.values.get('size') ?? 10_000);
   const nQueries = Number(args.values.get('queries') ?? 200);
@@ -111,6 +119,7 @@ async function main(): Promise<void> {
   const engram = await Engram.open({ store, embedder, trackUsage: false, ownResources: false });
   const scope = { tenant: 'bench', user: 'u' };
   let own: Awaited<ReturnType<typeof ownStores>> | undefined;
+  let baseline: BaselineStack | undefined;
   try {
     const t0 = performance.now();
     for (let start = 0; start < size; start += 1000) {
@@ -124,23 +133,30 @@ async function main(): Promise<void> {
     // first query for every method (in one shared store the method right after another is favoured).
     own = await ownStores(args.flags.has('own-stores') && storeKind === 'sqlite', dir, store, engram);
     const baselineDir = args.values.get('baseline');
-    const baseline =
-      baselineDir === undefined ? undefined : await baselineSearch(baselineDir, await own.store('baseline'), embedder);
+    if (baselineDir !== undefined) {
+      const source = cluster ? { url: cluster.url } : { sqlitePath: own.copy('baseline') };
+      baseline = await openBaselineStack(baselineDir, source, embedder);
+    }
     const recaller = await own.engram('recall', embedder);
     const parallel = await own.engram('parallel', embedder);
     const sequential = await own.engram('sequential', embedder);
+    const base = baseline;
     const methods: Record<string, (q: string) => Promise<unknown>> = {
       'core recall (limit 10, all types)': (q) => recaller.recall(q, { scope, limit: 10, threshold: 0 }),
       'fast search, paths in parallel': (q) => parallel.search(q, { scope, topK: 10 }),
       'fast search, paths sequential': (q) => sequential.search(q, { scope, topK: 10, sequential: true }),
-      ...(baseline
-        ? { [`fast search, baseline ${baselineDir}`]: (q: string) => baseline(q, { scope, topK: 10 }) }
+      ...(base
+        ? {
+            [`core recall, baseline ${baselineDir}`]: (q: string) => base.recall(q, { scope, limit: 10, threshold: 0 }),
+            [`fast search, baseline ${baselineDir}`]: (q: string) => base.search(q, { scope, topK: 10 }),
+          }
         : {}),
     };
     const times = new Map<string, number[]>(Object.keys(methods).map((m) => [m, []]));
     const load = [loadavg()[0] ?? 0];
     for (const q of questions.slice(0, 20)) for (const run of Object.values(methods)) await run(q);
     let same = 0;
+    let sameRecalls = 0;
     const entries = Object.entries(methods);
     for (const [qi, q] of questions.entries()) {
       // The order rotates per query: a search right after another of the same query finds its
@@ -152,9 +168,12 @@ async function main(): Promise<void> {
         answers.set(name, await run(q));
         times.get(name)?.push(performance.now() - start);
       }
-      const [, parallelName, , baselineName] = Object.keys(methods);
+      const [recallName, parallelName, , baselineRecallName, baselineName] = Object.keys(methods);
       const parallel = answers.get(parallelName as string) as SearchResult;
       if (baseline && sameHits(parallel, answers.get(baselineName as string) as SearchResult)) same++;
+      const recalled = (name: string | undefined): string =>
+        JSON.stringify((answers.get(name as string) as RecallResult).hits.map((h) => ({ ...h, memory: h.memory.id })));
+      if (baseline && recalled(recallName) === recalled(baselineRecallName)) sameRecalls++;
     }
     load.push(loadavg()[0] ?? 0);
     const recallP50 = percentile(times.values().next().value ?? [], 50);
@@ -177,11 +196,16 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`${markdownTable(['method', 'p50', 'p95', 'mean', 'p50 / recall p50'], rows)}\n`);
     if (baseline) {
+      const p50 = [...times.values()].map((t) => percentile(t, 50));
       process.stdout.write(
-        `\nsame hits, order, scores and explanations as the baseline: ${same} of ${questions.length} queries\n`,
+        `\nagainst the baseline (its store code and facade over the same data, interleaved): recall p50 ÷ baseline ` +
+          `${fmt((p50[0] as number) / (p50[3] as number), 2)}, parallel search p50 ÷ baseline ` +
+          `${fmt((p50[1] as number) / (p50[4] as number), 2)}; the same hits, order, scores and explanations in ` +
+          `${sameRecalls} of ${questions.length} recalls and ${same} of ${questions.length} searches\n`,
       );
     }
   } finally {
+    await baseline?.close();
     await own?.close();
     await engram.close();
     await store.close();
@@ -207,15 +231,21 @@ async function ownStores(separate: boolean, dir: string, store: MemoryStore, eng
     await engram.close();
     await store.close();
   }
-  const storeFor = async (name: string): Promise<MemoryStore> => {
-    if (!separate) return store;
+  // A copy of the store file (with its write-ahead log, which holds the writes of a store still open).
+  const copy = (name: string): string => {
     const path = join(dir, `${name}.db`);
     copyFileSync(join(dir, 'l.db'), path);
-    const copy = createSqliteStore({ path });
-    opened.push(copy);
-    return copy;
+    if (existsSync(join(dir, 'l.db-wal'))) copyFileSync(join(dir, 'l.db-wal'), `${path}-wal`);
+    return path;
+  };
+  const storeFor = async (name: string): Promise<MemoryStore> => {
+    if (!separate) return store;
+    const copied = createSqliteStore({ path: copy(name) });
+    opened.push(copied);
+    return copied;
   };
   return {
+    copy,
     store: storeFor,
     async engram(name: string, embedder: Embedder): Promise<Engram> {
       if (!separate) return engram;
