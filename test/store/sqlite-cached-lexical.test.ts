@@ -9,7 +9,6 @@ import { speakerNames } from '../../src/model/speaker-names.js';
 import type { LexicalCandidate, LexicalQuery } from '../../src/store/memory-store.js';
 import { unicode61Tokens } from '../../src/store/sqlite/fts-text.js';
 import type { MemoryType } from '../../src/model/memory-type.js';
-import { rankCachedLexical, rankCachedLexicalGroups } from '../../src/store/sqlite/cached-lexical.js';
 import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
 import type { SlotFilter, SlotMeta } from '../../src/store/sqlite/slot-meta.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
@@ -290,84 +289,6 @@ describe('SQLite lexical channel from the vector cache', () => {
     expect(common.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `w${399 - i}`));
   });
 
-  it('answers query after query with its reused working arrays as a fresh store answers each: single, grouped and bounded, filtered, through growth', async () => {
-    const options = { lexicalRankAllBelow: 100, lexicalScanCap: 40 };
-    const long = open(options, 'long.db');
-    const rows = corpus(9, 300, 'm', 't').map((r, i) => ({
-      ...r,
-      type: (i % 3 === 0 ? 'UserMemory' : 'LongTermMemory') as MemoryType,
-    }));
-    const more = corpus(10, 200, 'n', 't');
-    const filter = { scope: { tenant: 't' } };
-    const queries: Array<(store: SqliteStore) => Promise<LexicalCandidate[][]>> = [
-      async (store) => [await store.lexicalSearch({ filter, terms: ['kiwi', 'lemon'], limit: 15, space: SPACE })],
-      async (store) => [
-        await store.lexicalSearch({
-          filter: { ...filter, types: ['UserMemory'] },
-          terms: ['apple', 'fig'],
-          limit: 15,
-          space: SPACE,
-        }),
-      ],
-      // Common words: the bounded path, one group per type.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['apple', 'banana'],
-          space: SPACE,
-          groups: [
-            { types: ['UserMemory'], limit: 10 },
-            { types: ['LongTermMemory'], limit: 20 },
-          ],
-        }),
-      // The same groups the other way round: what a row belongs to is each call's own.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['apple', 'banana'],
-          space: SPACE,
-          groups: [
-            { types: ['LongTermMemory'], limit: 20 },
-            { types: ['UserMemory'], limit: 10 },
-          ],
-        }),
-      // A rare word: every match ranked, the groups in one pass.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['mango'],
-          space: SPACE,
-          groups: [
-            { types: ['UserMemory'], limit: 5 },
-            { types: ['LongTermMemory'], limit: 5 },
-          ],
-        }),
-    ];
-    const fresh = async (
-      name: string,
-      query: (store: SqliteStore) => Promise<LexicalCandidate[][]>,
-    ): Promise<LexicalCandidate[][]> => {
-      const store = open(options, name);
-      await store.insert(rows);
-      if (name.startsWith('grown')) await store.insert(more);
-      return query(store);
-    };
-    await long.insert(rows);
-    let checked = 0;
-    for (const phase of ['first', 'grown']) {
-      if (phase === 'grown') await long.insert(more);
-      for (let round = 0; round < 2; round++) {
-        for (const [i, query] of queries.entries()) {
-          const got = await query(long);
-          expect(got.flat().length, `${phase} ${i}`).toBeGreaterThan(0);
-          expect(got, `${phase} ${i}`).toEqual(await fresh(`${phase}-${round}-${i}.db`, query));
-          checked++;
-        }
-      }
-    }
-    expect(checked).toBe(20);
-  });
-
   it('rejects a malformed space with INVALID_INPUT', async () => {
     const store = open();
     for (const space of [{ model: '', dim: 4 }, { model: 'm', dim: 0 }, { model: 'm', dim: 1.5 }, null]) {
@@ -421,33 +342,6 @@ describe('LexicalIndex', () => {
     expect(index.storedCount(termKey('body', 'shared'))).toBeLessThan(3000); // compacted
     expect(index.postings(termKey('body', 'w2999')).docs.map((d) => index.idOf(d))).toEqual(['x3']);
     expect(index.postings(termKey('body', 'w0')).docs).toEqual([]);
-  });
-
-  it('hands its ranking arrays back zeroed, and ranks with them as without them', () => {
-    const index = new LexicalIndex();
-    const random = seededRandom(12);
-    for (let i = 0; i < 200; i++)
-      index.add(
-        `r${i}`,
-        slotMeta(i + 1),
-        Array.from({ length: 6 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' '),
-      );
-    const odd: SlotFilter = { key: 'odd', reusable: false, test: (_id, m) => m.pk % 2 === 1 };
-    const terms = ['apple', 'fig', 'zzz'].map((w) => index.postings(termKey('body', w)));
-    const scratch = index.scratch();
-    for (const filter of [null, odd]) {
-      const alone = rankCachedLexical({ index, filter, terms, limit: 30 });
-      expect(alone.length).toBeGreaterThan(0);
-      expect(rankCachedLexical({ index, filter, terms, limit: 30 }, scratch)).toEqual(alone);
-      expect(scratch.scores.every((x) => x === 0) && scratch.masks.every((x) => x === 0)).toBe(true);
-    }
-    const accept = (doc: number): number => (index.metaOf(doc).pk % 3 === 0 ? 1 : 2);
-    const grouped = rankCachedLexicalGroups({ index, limits: [5, 8], accept, terms });
-    expect(rankCachedLexicalGroups({ index, limits: [5, 8], accept, terms, scratch })).toEqual(grouped);
-    expect(scratch.scores.every((x) => x === 0) && scratch.masks.every((x) => x === 0)).toBe(true);
-    expect(index.scratch()).toBe(scratch);
-    index.add('late', slotMeta(500), 'apple');
-    expect(index.scratch().scores.length).toBe(index.docCount);
   });
 
   it('reads only the newest accepted postings when bounded', () => {

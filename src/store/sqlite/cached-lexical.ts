@@ -1,6 +1,6 @@
 import { topK } from '../../vector/top-k.js';
 import type { LexicalCandidate } from '../memory-store.js';
-import { newLexicalScratch, type LexicalIndex, type LexicalScratch, type Postings } from './lexical-index.js';
+import type { LexicalIndex, Postings } from './lexical-index.js';
 import type { SlotFilter } from './vector-partition.js';
 
 /** One query term's matches among the index's documents. */
@@ -33,9 +33,15 @@ export interface CachedLexicalGroupsInput {
   scratch?: LexicalScratch | undefined;
 }
 
-/** Zeroed working arrays for a ranking pass over `index`, made for this pass. */
-function lexicalScratch(index: LexicalIndex): LexicalScratch {
-  return newLexicalScratch(index.docCount);
+/** Per-document working arrays of a ranking pass. */
+export interface LexicalScratch {
+  scores: Float64Array;
+  masks: Uint32Array;
+}
+
+/** Zeroed working arrays for a ranking pass over `index`. */
+export function lexicalScratch(index: LexicalIndex): LexicalScratch {
+  return { scores: new Float64Array(index.docCount), masks: new Uint32Array(index.docCount) };
 }
 
 const K1 = 1.2;
@@ -49,19 +55,17 @@ const SEEN = 2 ** 31;
  * 1e-6, term frequency and document length) over one partition's in-memory index, with the
  * scope's statistics: N, df and the mean length are the partition's, so one tenant's memories
  * never shift another's scores. The filter is tested once per matched row. Best first, newest
- * row first on ties. `scratch`: the index's zeroed working arrays ({@link LexicalIndex.scratch}),
- * handed back zeroed (else they are allocated for this call).
+ * row first on ties.
  */
-export function rankCachedLexical(input: CachedLexicalInput, scratch?: LexicalScratch): LexicalCandidate[] {
+export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
   const { index, filter } = input;
   const n = index.docCount;
   if (index.size === 0 || input.limit <= 0) return [];
   const accepts = filter === null ? null : index.accepts(filter);
-  // One query alone (the core recall's): a state per row, no group masks.
-  const scores = scratch?.scores ?? new Float64Array(n);
+  // One query alone (the core recall's): a byte of state per row, no group masks.
+  const scores = new Float64Array(n);
   // 0 = not seen yet, 1 = accepted by the filter, 2 = rejected.
-  const state = scratch?.masks ?? new Uint8Array(n);
-  const seenRows: number[] = [];
+  const state = new Uint8Array(n);
   const touched: number[] = [];
   const mean = index.meanLength;
   for (const term of input.terms) {
@@ -74,7 +78,6 @@ export function rankCachedLexical(input: CachedLexicalInput, scratch?: LexicalSc
         const id = index.idOf(doc);
         seen = id !== null && (accepts === null || accepts(doc)) ? 1 : 2;
         state[doc] = seen;
-        seenRows.push(doc);
         if (seen === 1) touched.push(doc);
       }
       if (seen !== 1) continue;
@@ -82,14 +85,7 @@ export function rankCachedLexical(input: CachedLexicalInput, scratch?: LexicalSc
     }
   }
   const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
-  const out = best.map((doc) => candidateOf(index, doc, scores[doc] as number));
-  if (scratch) {
-    for (const doc of seenRows) {
-      scores[doc] = 0;
-      state[doc] = 0;
-    }
-  }
-  return out;
+  return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
 }
 
 /** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */

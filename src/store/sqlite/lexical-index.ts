@@ -7,19 +7,6 @@ import type { SlotFilter, SlotMeta } from './vector-partition.js';
 /** Reusable filters whose per-row verdicts an index remembers (least recently used dropped first). */
 const REMEMBERED_FILTERS = 8;
 
-/** Per-document working arrays of a ranking pass over an index (zero between passes). */
-export interface LexicalScratch {
-  scores: Float64Array;
-  masks: Uint32Array;
-  /** Which of several queries each row belongs to, plus 1 (0: not asked yet). */
-  groups: Uint32Array;
-}
-
-/** Zeroed working arrays for `docs` documents. */
-export function newLexicalScratch(docs: number): LexicalScratch {
-  return { scores: new Float64Array(docs), masks: new Uint32Array(docs), groups: new Uint32Array(docs) };
-}
-
 /** A term's live postings: document numbers and occurrences, oldest first. */
 export interface Postings {
   docs: number[];
@@ -60,8 +47,6 @@ export class LexicalIndex {
   private contextChars = 0;
   /** Per reusable filter key: 0 = not asked yet, 1 = accepted, 2 = rejected; cleared by every change. */
   private readonly verdicts = new RecentlyUsed<Uint8Array>(REMEMBERED_FILTERS);
-  /** Ranking's working arrays, kept for the next query (see {@link scratch}). */
-  private working: LexicalScratch | null = null;
 
   /** Live rows. */
   get size(): number {
@@ -85,25 +70,8 @@ export class LexicalIndex {
       this.docIds.length * (56 + this.verdicts.size) +
       this.terms.size * 96 +
       this.textChars +
-      this.contextChars +
-      (this.working === null ? 0 : this.working.scores.length * 16)
+      this.contextChars
     );
-  }
-
-  /**
-   * Zeroed per-document working arrays for one ranking, which must hand them back zeroed: kept
-   * across queries, since allocating (and collecting) arrays as long as the index for each query
-   * cost about as much as ranking at 100k rows. Grown with the index.
-   */
-  scratch(): LexicalScratch {
-    if (this.working === null || this.working.scores.length < this.docIds.length)
-      this.working = newLexicalScratch(this.docIds.length);
-    return this.working;
-  }
-
-  /** Forgets the working arrays (a ranking that failed may have left them dirty). */
-  dropScratch(): void {
-    this.working = null;
   }
 
   /** Adds a row (replacing what was indexed under its pk), with its context when it has one. */

@@ -3,12 +3,13 @@ import type { LexicalCandidate, LexicalQuery } from '../memory-store.js';
 import { filterWhere, spaceWhere } from '../sql/filter-where.js';
 import {
   MAX_GROUPS_PER_PASS,
+  lexicalScratch,
   rankCachedLexical,
   rankCachedLexicalGroups,
   type TermPostings,
 } from './cached-lexical.js';
 import { ftsTerms, type FtsTerm } from './fts-text.js';
-import { termKey, type LexicalIndex, type LexicalScratch, type Postings } from './lexical-index.js';
+import { termKey, type LexicalIndex, type Postings } from './lexical-index.js';
 import { planLexicalTerms, type LexicalPlanOptions } from './lexical-plan.js';
 import { filterPredicate } from './slot-filter.js';
 import { sqliteDialect } from './sqlite-dialect.js';
@@ -145,8 +146,7 @@ export class SqliteLexicalSearch {
     if (queries.length === 1) {
       const q = queries[0] as LexicalQuery;
       const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
-      const terms = postingsOf(q.limit, filter);
-      return [withScratch(index, (scratch) => rankCachedLexical({ index, filter, terms, limit: q.limit }, scratch))];
+      return [rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit })];
     }
     // Ranking every match, the postings do not depend on the filter: read once for every query,
     // each row tested once against the queries' common filter and sorted into them by type.
@@ -154,14 +154,12 @@ export class SqliteLexicalSearch {
       const limits = queries.map((q) => q.limit);
       const groups = typeGroups(queries, partition);
       const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
-      const terms = postingsOf(0, null);
-      return withScratch(index, (scratch) => rankCachedLexicalGroups({ index, limits, terms, accept, scratch }));
+      return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
     }
     if (queries.length > MAX_GROUPS_PER_PASS) {
       return queries.map((q) => {
         const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
-        const terms = postingsOf(q.limit, filter);
-        return withScratch(index, (scratch) => rankCachedLexical({ index, filter, terms, limit: q.limit }, scratch));
+        return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
       });
     }
     return this.boundedGroups(index, queries, kept, typeGroups(queries, partition));
@@ -181,41 +179,36 @@ export class SqliteLexicalSearch {
     accept: (id: string, meta: SlotMeta) => number,
   ): LexicalCandidate[][] {
     const caps = queries.map((q) => Math.max(q.limit, this.options.lexicalScanCap));
-    return withScratch(index, (scratch) => {
-      const known = scratch.groups;
-      const asked: number[] = [];
-      const groupsOf = (doc: number): number => {
-        const seen = known[doc] as number;
-        if (seen !== 0) return seen - 1;
-        const mask = accept(index.idOf(doc) ?? '', index.metaOf(doc));
-        known[doc] = mask + 1;
-        asked.push(doc);
-        return mask;
-      };
-      const perQuery = queries.map((): TermPostings[] => []);
-      for (const term of kept) {
-        let lists: Postings[];
-        if (term.keys.length === 1) lists = index.newestByGroup(term.keys[0] as string, caps, groupsOf);
-        else {
-          const rows = this.rowids(
-            'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
-            [term.expression, Math.max(...caps)],
-          );
-          lists = caps.map((cap) => {
-            const docs = rows.slice(0, cap).flatMap((pk) => index.docOf(pk) ?? []);
-            return { docs, tfs: docs.map(() => 1) };
-          });
-        }
-        lists.forEach((postings, q) => perQuery[q]?.push({ ...postings, df: term.df }));
+    const known = new Uint32Array(index.docCount);
+    const groupsOf = (doc: number): number => {
+      const seen = known[doc] as number;
+      if (seen !== 0) return seen - 1;
+      const mask = accept(index.idOf(doc) ?? '', index.metaOf(doc));
+      known[doc] = mask + 1;
+      return mask;
+    };
+    const perQuery = queries.map((): TermPostings[] => []);
+    for (const term of kept) {
+      let lists: Postings[];
+      if (term.keys.length === 1) lists = index.newestByGroup(term.keys[0] as string, caps, groupsOf);
+      else {
+        const rows = this.rowids(
+          'SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+          [term.expression, Math.max(...caps)],
+        );
+        lists = caps.map((cap) => {
+          const docs = rows.slice(0, cap).flatMap((pk) => index.docOf(pk) ?? []);
+          return { docs, tfs: docs.map(() => 1) };
+        });
       }
-      const ranked = queries.map((q, i) => {
-        const bit = 2 ** i;
-        const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
-        const terms = perQuery[i] ?? [];
-        return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch })[0] ?? [];
-      });
-      for (const doc of asked) known[doc] = 0;
-      return ranked;
+      lists.forEach((postings, q) => perQuery[q]?.push({ ...postings, df: term.df }));
+    }
+    const scratch = lexicalScratch(index);
+    return queries.map((q, i) => {
+      const bit = 2 ** i;
+      const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
+      const terms = perQuery[i] ?? [];
+      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch })[0] ?? [];
     });
   }
 
@@ -318,17 +311,4 @@ function typeGroups(queries: LexicalQuery[], partition: VectorPartition): (id: s
     for (const type of new Set(q.filter.types ?? [])) byType.set(type, (byType.get(type) ?? 0) + 2 ** i);
   });
   return (id, meta) => (common === null || common.test(id, meta) ? anyType + (byType.get(meta.type) ?? 0) : 0);
-}
-
-/**
- * Runs a ranking with the index's zeroed working arrays ({@link LexicalIndex.scratch}); a ranking
- * that throws may leave them dirty, so they are dropped then.
- */
-function withScratch<T>(index: LexicalIndex, rank: (scratch: LexicalScratch) => T): T {
-  try {
-    return rank(index.scratch());
-  } catch (error) {
-    index.dropScratch();
-    throw error;
-  }
 }
