@@ -289,6 +289,84 @@ describe('SQLite lexical channel from the vector cache', () => {
     expect(common.map((h) => h.id)).toEqual(Array.from({ length: 10 }, (_, i) => `w${399 - i}`));
   });
 
+  it('answers query after query as a fresh store answers each: single, grouped and bounded, filtered, through growth', async () => {
+    const options = { lexicalRankAllBelow: 100, lexicalScanCap: 40 };
+    const long = open(options, 'long.db');
+    const rows = corpus(9, 300, 'm', 't').map((r, i) => ({
+      ...r,
+      type: (i % 3 === 0 ? 'UserMemory' : 'LongTermMemory') as MemoryType,
+    }));
+    const more = corpus(10, 200, 'n', 't');
+    const filter = { scope: { tenant: 't' } };
+    const queries: Array<(store: SqliteStore) => Promise<LexicalCandidate[][]>> = [
+      async (store) => [await store.lexicalSearch({ filter, terms: ['kiwi', 'lemon'], limit: 15, space: SPACE })],
+      async (store) => [
+        await store.lexicalSearch({
+          filter: { ...filter, types: ['UserMemory'] },
+          terms: ['apple', 'fig'],
+          limit: 15,
+          space: SPACE,
+        }),
+      ],
+      // Common words: the bounded path, one group per type.
+      (store) =>
+        store.lexicalSearchGroups({
+          filter,
+          terms: ['apple', 'banana'],
+          space: SPACE,
+          groups: [
+            { types: ['UserMemory'], limit: 10 },
+            { types: ['LongTermMemory'], limit: 20 },
+          ],
+        }),
+      // The same groups the other way round: what a row belongs to is each call's own.
+      (store) =>
+        store.lexicalSearchGroups({
+          filter,
+          terms: ['apple', 'banana'],
+          space: SPACE,
+          groups: [
+            { types: ['LongTermMemory'], limit: 20 },
+            { types: ['UserMemory'], limit: 10 },
+          ],
+        }),
+      // A rare word: every match ranked, the groups in one pass.
+      (store) =>
+        store.lexicalSearchGroups({
+          filter,
+          terms: ['mango'],
+          space: SPACE,
+          groups: [
+            { types: ['UserMemory'], limit: 5 },
+            { types: ['LongTermMemory'], limit: 5 },
+          ],
+        }),
+    ];
+    const fresh = async (
+      name: string,
+      query: (store: SqliteStore) => Promise<LexicalCandidate[][]>,
+    ): Promise<LexicalCandidate[][]> => {
+      const store = open(options, name);
+      await store.insert(rows);
+      if (name.startsWith('grown')) await store.insert(more);
+      return query(store);
+    };
+    await long.insert(rows);
+    let checked = 0;
+    for (const phase of ['first', 'grown']) {
+      if (phase === 'grown') await long.insert(more);
+      for (let round = 0; round < 2; round++) {
+        for (const [i, query] of queries.entries()) {
+          const got = await query(long);
+          expect(got.flat().length, `${phase} ${i}`).toBeGreaterThan(0);
+          expect(got, `${phase} ${i}`).toEqual(await fresh(`${phase}-${round}-${i}.db`, query));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(20);
+  });
+
   it('rejects a malformed space with INVALID_INPUT', async () => {
     const store = open();
     for (const space of [{ model: '', dim: 4 }, { model: 'm', dim: 0 }, { model: 'm', dim: 1.5 }, null]) {
