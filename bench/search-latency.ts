@@ -221,8 +221,9 @@ main().catch((error: unknown) => {
 });
 
 /**
- * The store and facade each method reads through: the loaded ones, or (`separate`) a copy of the
- * store file per method, each with its own caches. `close` closes the copies.
+ * The facade each method reads through: the loaded one, or (`separate`) one over a copy of the
+ * store file per method, each with its own caches; `copy` copies the file for a baseline. `close`
+ * closes the copies.
  */
 async function ownStores(separate: boolean, dir: string, store: MemoryStore, engram: Engram) {
   const opened: Array<{ close(): Promise<void> }> = [];
@@ -246,7 +247,6 @@ async function ownStores(separate: boolean, dir: string, store: MemoryStore, eng
   };
   return {
     copy,
-    store: storeFor,
     async engram(name: string, embedder: Embedder): Promise<Engram> {
       if (!separate) return engram;
       const copy = await Engram.open({ store: await storeFor(name), embedder, trackUsage: false, ownResources: false });

@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import type { Embedder } from '../../src/embed/embedder.js';
-import type { RecallOptions } from '../../src/model/api.js';
+import type { RecallOptions, RecallResult } from '../../src/model/api.js';
 import type { SearchOptions } from '../../src/model/search-options.js';
 import type { SearchResult } from '../../src/model/search-result.js';
-import type { RecallResult } from '../../src/model/api.js';
 import type { MemoryStore } from '../../src/store/memory-store.js';
 
 /** Where the baseline's store reads: its own SQLite file, or the same PostgreSQL server. */
