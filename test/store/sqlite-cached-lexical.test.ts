@@ -298,6 +298,15 @@ describe('SQLite lexical channel from the vector cache', () => {
     }));
     const more = corpus(10, 200, 'n', 't');
     const filter = { scope: { tenant: 't' } };
+    const grouped =
+      (terms: string[], groups: Array<[MemoryType, number]>) =>
+      (store: SqliteStore): Promise<LexicalCandidate[][]> =>
+        store.lexicalSearchGroups({
+          filter,
+          terms,
+          space: SPACE,
+          groups: groups.map(([type, limit]) => ({ types: [type], limit })),
+        });
     const queries: Array<(store: SqliteStore) => Promise<LexicalCandidate[][]>> = [
       async (store) => [await store.lexicalSearch({ filter, terms: ['kiwi', 'lemon'], limit: 15, space: SPACE })],
       async (store) => [
@@ -309,38 +318,29 @@ describe('SQLite lexical channel from the vector cache', () => {
         }),
       ],
       // Common words: the bounded path, one group per type.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['apple', 'banana'],
-          space: SPACE,
-          groups: [
-            { types: ['UserMemory'], limit: 10 },
-            { types: ['LongTermMemory'], limit: 20 },
-          ],
-        }),
+      grouped(
+        ['apple', 'banana'],
+        [
+          ['UserMemory', 10],
+          ['LongTermMemory', 20],
+        ],
+      ),
       // The same groups the other way round: what a row belongs to is each call's own.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['apple', 'banana'],
-          space: SPACE,
-          groups: [
-            { types: ['LongTermMemory'], limit: 20 },
-            { types: ['UserMemory'], limit: 10 },
-          ],
-        }),
+      grouped(
+        ['apple', 'banana'],
+        [
+          ['LongTermMemory', 20],
+          ['UserMemory', 10],
+        ],
+      ),
       // A rare word: every match ranked, the groups in one pass.
-      (store) =>
-        store.lexicalSearchGroups({
-          filter,
-          terms: ['mango'],
-          space: SPACE,
-          groups: [
-            { types: ['UserMemory'], limit: 5 },
-            { types: ['LongTermMemory'], limit: 5 },
-          ],
-        }),
+      grouped(
+        ['mango'],
+        [
+          ['UserMemory', 5],
+          ['LongTermMemory', 5],
+        ],
+      ),
     ];
     const fresh = async (
       name: string,
