@@ -171,9 +171,8 @@ async function main(): Promise<void> {
       const [recallName, parallelName, , baselineRecallName, baselineName] = Object.keys(methods);
       const parallel = answers.get(parallelName as string) as SearchResult;
       if (baseline && sameHits(parallel, answers.get(baselineName as string) as SearchResult)) same++;
-      const recalled = (name: string | undefined): string =>
-        JSON.stringify((answers.get(name as string) as RecallResult).hits.map((h) => ({ ...h, memory: h.memory.id })));
-      if (baseline && recalled(recallName) === recalled(baselineRecallName)) sameRecalls++;
+      const recalled = (name: string | undefined): RecallResult => answers.get(name as string) as RecallResult;
+      if (baseline && sameHits(recalled(recallName), recalled(baselineRecallName))) sameRecalls++;
     }
     load.push(loadavg()[0] ?? 0);
     const recallP50 = percentile(times.values().next().value ?? [], 50);

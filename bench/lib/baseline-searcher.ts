@@ -25,8 +25,13 @@ export async function baselineSearch(dir: string, store: MemoryStore, embedder: 
   return (query, options) => searcher.search(query, options);
 }
 
-/** Same hits in the same order, with the same scores and explanations (timings aside). */
-export function sameHits(a: SearchResult, b: SearchResult): boolean {
-  const hits = (r: SearchResult): string => JSON.stringify(r.hits.map((h) => ({ ...h, memory: h.memory.id })));
+/** What a search or a recall returns: hits, each with its memory. */
+interface WithHits {
+  hits: ReadonlyArray<{ memory: { id: string } }>;
+}
+
+/** Same hits in the same order, with the same scores and explanations (timings aside), of two searches or two recalls. */
+export function sameHits(a: WithHits, b: WithHits): boolean {
+  const hits = (r: WithHits): string => JSON.stringify(r.hits.map((h) => ({ ...h, memory: h.memory.id })));
   return hits(a) === hits(b);
 }
