@@ -1,4 +1,8 @@
-/** Rows in the order of the requested ids, each id once; ids without a row are left out. */
+/**
+ * Rows in the order of the requested ids, each id once; ids without a row are left out. `rows`
+ * (an array, or a map by id) must hold requested rows only: then as many rows as ids means no id
+ * repeats, and placed ids are remembered only when there are fewer.
+ */
 export function inRequestedOrder<R extends { id: string }, T>(
   ids: readonly string[],
   rows: readonly R[] | ReadonlyMap<string, R>,
