@@ -33,7 +33,7 @@ interface FilterMatch {
 const FILTER_MEMORY = 16;
 
 /** Extra candidates fetched from the float32 SIMD search before exact float64 re-scoring. */
-const RESCORE_MARGIN = 8;
+export const RESCORE_MARGIN = 8;
 /** Below this share of matching rows, a group of a grouped search scans its gathered vectors. */
 const GROUP_GATHER_BELOW = 0.6;
 /** Below this share of matching rows, matching vectors are gathered and searched alone. */
