@@ -16,30 +16,13 @@ import { candidatePoolSize } from '../src/recall/candidate-pool.js';
 import { int8Query, preselected } from '../src/store/sqlite/slot-scan.js';
 import { RESCORE_MARGIN } from '../src/store/sqlite/vector-partition.js';
 import { parseArgs, parseIntList } from './lib/args.js';
-import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { exactTopK } from './lib/exact-scan.js';
-import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
+import { DEFAULT_LOCOMO, loadLocomoCorpus } from './lib/locomo-corpus.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
-import { buildCorpus, mulberry32 } from './lib/synthetic-corpus.js';
 
 const args = parseArgs(process.argv.slice(2), ['sizes', 'queries'], []);
 const sizes = parseIntList(args.values.get('sizes') ?? '10000,100000', 'sizes');
 const nQueries = Number(args.values.get('queries') ?? 100);
-
-const conversations = await readLocomoBench(defaultLocomoData());
-const baseTexts = [...new Set(conversations.flatMap((c) => c.memories.map((m) => m.text)))];
-const questionTexts = [
-  ...new Set(conversations.flatMap((c) => c.questions.filter((q) => q.category <= 4).map((q) => q.question))),
-];
-const embedder = openBenchEmbedder();
-const baseVectors = await embedder.embed(baseTexts);
-const questionVectors = await embedder.embed(questionTexts);
-await embedder.close?.();
-const base = baseTexts.map((text, i) => ({ text, vector: baseVectors[i] as Float32Array }));
-// The speed bench's query order and sample.
-const rand = mulberry32(7);
-const order = questionTexts.map((_, i) => i).sort(() => rand() - 0.5);
-const queries = order.slice(0, nQueries).map((i) => questionVectors[i] as Float32Array);
 
 /** Rows of `scores` at least as high as the lowest score among `top` (the depth that holds them all). */
 function depthFor(scores: ArrayLike<number>, top: readonly number[]): number {
@@ -62,8 +45,13 @@ function signBits(v: Float32Array, offset: number, dim: number, out: Uint32Array
 }
 
 const rows: string[][] = [];
+let queryCount = 0;
 for (const size of sizes) {
-  const corpus = buildCorpus(base, size);
+  // The speed bench's corpus, and its queries in the same seeded order.
+  const loaded = await loadLocomoCorpus(DEFAULT_LOCOMO, size);
+  const { corpus } = loaded;
+  const queries = loaded.queries.slice(0, nQueries).map((q) => q.vector);
+  queryCount = queries.length;
   const { matrix, dim } = corpus;
   const pool = candidatePoolSize(10, size, true);
   let maxAbs = 0;
@@ -118,7 +106,7 @@ for (const size of sizes) {
   rows.push(line('sign bits', binaryDepths, dim / 8, '—'));
 }
 console.log(
-  `Pre-selection depth for the exact dense pool (${candidatePoolSize(10, 1e9, true)} rows, limit 10), ${queries.length} queries, load average ${loadavg()[0]?.toFixed(2)}\n`,
+  `Pre-selection depth for the exact dense pool (${candidatePoolSize(10, 1e9, true)} rows, limit 10), ${queryCount} queries, load average ${loadavg()[0]?.toFixed(2)}\n`,
 );
 console.log(
   markdownTable(
