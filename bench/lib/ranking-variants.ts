@@ -1,6 +1,6 @@
 import type { Memory } from '../../src/model/memory.js';
 import type { LexicalWeights } from '../../src/recall/lexical-weights.js';
-import { memoryDocument, textDocument, type PoolDocument } from '../../src/recall/pool-document.js';
+import { memoryDocument, textDocument, type PoolDocument } from '../../src/text/pool-document.js';
 import { rankPool } from '../../src/recall/rank-pool.js';
 import { newCandidate, type RecallCandidate } from '../../src/recall/recall-candidate.js';
 import { ENGRAM_PROFILE, ENGRAM_LEXICAL_WEIGHTS, type RecallProfileSpec } from '../../src/recall/recall-profile.js';

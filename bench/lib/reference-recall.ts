@@ -1,6 +1,6 @@
 import { DEFAULT_LEXICAL_WEIGHTS } from '../../src/recall/lexical-weights.js';
 import { rankPool } from '../../src/recall/rank-pool.js';
-import { textDocument } from '../../src/recall/pool-document.js';
+import { textDocument } from '../../src/text/pool-document.js';
 import { newCandidate } from '../../src/recall/recall-candidate.js';
 import { SEED_PROFILE } from '../../src/recall/recall-profile.js';
 

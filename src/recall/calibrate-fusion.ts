@@ -6,7 +6,7 @@ import type { Scope } from '../model/scope.js';
 import type { MemoryStore } from '../store/memory-store.js';
 import { backgroundPairs, type CalibrationPair } from './calibration-pairs.js';
 import { candidatePoolSize } from './candidate-pool.js';
-import { textDocument } from './pool-document.js';
+import { textDocument } from '../text/pool-document.js';
 import { runRecallChannels } from './recall-channels.js';
 import { mergeChannels, scoreLexicalOnly } from './recall-pool.js';
 import { ENGRAM_PROFILE } from './recall-profile.js';

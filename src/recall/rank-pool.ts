@@ -1,10 +1,18 @@
 import { topK } from '../vector/top-k.js';
 import type { LexicalWeights } from './lexical-weights.js';
 import { fuseLinear } from './linear-fusion.js';
-import type { PoolDocument } from './pool-document.js';
+import type { PoolDocument } from '../text/pool-document.js';
+import type { TermDictionary } from '../text/term-dictionary.js';
+import {
+  decodeDocument,
+  encodeTermDocument,
+  isTermDocument,
+  type RankDocument,
+  type TermDocument,
+} from '../text/term-document.js';
 import { compareCandidates, type RecallCandidate } from './recall-candidate.js';
 import type { RecallProfileSpec } from './recall-profile.js';
-import { fuseSpread } from './spread-fusion.js';
+import { fuseSpread, fuseSpreadTerms } from './spread-fusion.js';
 
 /** The weights a pool was fused with (`speakerWeight` is 0 for the reference fusion). */
 export interface PoolWeights {
@@ -31,19 +39,52 @@ type ScoreProfile = Pick<RecallProfileSpec, 'tokenize' | 'bm25' | 'fusion' | 'co
 /**
  * Scores a pool with the profile's fusion: the reference linear fusion of the text's BM25 and the
  * cosine, or the spread fusion of text, context and speakers. Shared by the recall and by the
- * searcher's paths, so both rank a pool the same way.
+ * searcher's paths, so both rank a pool the same way. `cosines[i]` is `documents[i]`'s. Documents
+ * of term ids (a store's) are scored as ids, the query's tokens looked up in their dictionary; the
+ * numbers are those of their strings.
  */
 export function scorePool(
   queryTokens: readonly string[],
-  documents: ReadonlyArray<PoolDocument & { cosine: number }>,
+  documents: readonly RankDocument[],
+  cosines: ArrayLike<number>,
   options: { weights: LexicalWeights; profile: ScoreProfile },
 ): PoolScores {
   const { weights, profile } = options;
   if (profile.fusion === 'spread') {
-    return fuseSpread(queryTokens, documents, { weights, bm25: profile.bm25, contextWeight: profile.contextWeight });
+    const spread = { weights, bm25: profile.bm25, contextWeight: profile.contextWeight };
+    const terms = termPool(documents);
+    if (terms !== null) {
+      // The documents were numbered first: a mixed pool's strings may add terms the query then finds.
+      const queryIds = queryTokens.map((t) => terms.dictionary.find(t));
+      return fuseSpreadTerms(queryIds, terms.documents, cosines, spread);
+    }
+    const strings = documents.map((d, i) => ({ ...asStrings(d), cosine: cosines[i] as number }));
+    return fuseSpread(queryTokens, strings, spread);
   }
-  const linear = fuseLinear(queryTokens, documents, { weights, tokenize: profile.tokenize, bm25: profile.bm25 });
+  const strings = documents.map((d, i) => ({ tokens: asStrings(d).tokens, cosine: cosines[i] as number }));
+  const linear = fuseLinear(queryTokens, strings, { weights, tokenize: profile.tokenize, bm25: profile.bm25 });
   return { ...linear, speakerWeight: 0, speaker: new Uint8Array(documents.length) };
+}
+
+/**
+ * The pool as term documents of one dictionary (documents of strings numbered in it), or null when
+ * it holds none, or documents of two dictionaries (then it is scored as strings).
+ */
+function termPool(
+  documents: readonly RankDocument[],
+): { dictionary: TermDictionary; documents: TermDocument[] } | null {
+  const first = documents.find(isTermDocument);
+  if (first === undefined) return null;
+  const { dictionary } = first;
+  if (documents.some((d) => isTermDocument(d) && d.dictionary !== dictionary)) return null;
+  return {
+    dictionary,
+    documents: documents.map((d) => (isTermDocument(d) ? d : encodeTermDocument(d, dictionary))),
+  };
+}
+
+function asStrings(document: RankDocument): PoolDocument {
+  return isTermDocument(document) ? decodeDocument(document) : document;
 }
 
 /**
@@ -54,16 +95,14 @@ export function scorePool(
 export function rankPool(
   queryTokens: readonly string[],
   pool: readonly RecallCandidate[],
-  documents: readonly PoolDocument[],
+  documents: readonly RankDocument[],
   options: { weights: LexicalWeights; profile: ScoreProfile },
   limit: number,
 ): PoolRanking {
   const scores = scorePool(
     queryTokens,
-    pool.map((c, i) => {
-      const d = documents[i] as PoolDocument;
-      return { tokens: d.tokens, context: d.context, speakers: d.speakers, cosine: c.cosine };
-    }),
+    documents,
+    Float64Array.from(pool, (c) => c.cosine),
     options,
   );
   pool.forEach((c, i) => {

@@ -1,6 +1,7 @@
 import type { Memory } from '../model/memory.js';
 import type { MemoryStore } from '../store/memory-store.js';
-import { contextDocument, poolDocumentOf, textDocument, type PoolDocument } from './pool-document.js';
+import { contextDocument, poolDocumentOf, textDocument, type PoolDocument } from '../text/pool-document.js';
+import type { RankDocument } from '../text/term-document.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCacheView } from './token-cache.js';
 
@@ -19,6 +20,7 @@ export interface DocumentSource {
  * searcher's stages: from the cache when it knows this version of the memory (by id and last
  * update), else made from the memory a channel brought, or read for every remaining candidate in
  * one store call — texts (with their contexts for the spread fusion) when the store offers them,
+ * and the documents themselves where the store keeps the profile's analyzer's,
  * whole rows otherwise or where the store gave no context (those rows are added to `rowsRead`, and
  * every read memory's last update to `readUpdates`). Undefined where the memory is gone.
  */
@@ -26,14 +28,14 @@ export async function readPoolDocuments(
   store: MemoryStore,
   tenant: string,
   sources: readonly DocumentSource[],
-  profile: Pick<RecallProfileSpec, 'tokenize' | 'fusion'>,
+  profile: Pick<RecallProfileSpec, 'tokenize' | 'fusion' | 'analyzer'>,
   cache: TokenCacheView<PoolDocument> | undefined,
   rowsRead?: Map<string, Memory>,
   readUpdates?: Map<string, string>,
-): Promise<Array<PoolDocument | undefined>> {
+): Promise<Array<RankDocument | undefined>> {
   const remember = (id: string, updatedAt: string, make: () => PoolDocument): PoolDocument =>
     cache ? cache.get(id, updatedAt, make) : make();
-  const out = new Array<PoolDocument | undefined>(sources.length);
+  const out = new Array<RankDocument | undefined>(sources.length);
   const unread: number[] = [];
   sources.forEach((s, i) => {
     const { memory, updatedAt } = s;
@@ -47,14 +49,21 @@ export async function readPoolDocuments(
   });
   if (unread.length === 0) return out;
   const ids = [...new Set(unread.map((i) => (sources[i] as DocumentSource).id))];
-  const read = new Map<string, PoolDocument>();
+  const read = new Map<string, RankDocument>();
   const spread = profile.fusion === 'spread';
   let rows = ids;
   if (store.getTexts) {
     // The spread fusion's context comes with the texts where the store keeps it; rows where not.
     const withoutContext = new Set<string>();
-    for (const t of await store.getTexts(tenant, ids, spread ? { context: true } : undefined)) {
+    const analyzer = profile.analyzer?.name;
+    for (const t of await store.getTexts(tenant, ids, { context: spread, analyzer })) {
       const { context } = t;
+      if (t.document !== undefined && analyzer !== undefined) {
+        // The store's own document of this version, as term ids: nothing to tokenise or to remember.
+        readUpdates?.set(t.id, t.updatedAt);
+        read.set(t.id, t.document);
+        continue;
+      }
       if (spread && !context) {
         withoutContext.add(t.id);
         continue;

@@ -7,7 +7,7 @@ import type { LexicalWeights } from './lexical-weights.js';
 import { rankPool } from './rank-pool.js';
 import type { RecallCandidate } from './recall-candidate.js';
 import { runRecallChannels } from './recall-channels.js';
-import type { PoolDocument } from './pool-document.js';
+import type { RankDocument } from '../text/term-document.js';
 import { candidateDocuments, mergeChannels, scoreLexicalOnly } from './recall-pool.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
@@ -73,7 +73,7 @@ export async function runRecall(
   await scoreLexicalOnly(store, request, byId, lexicalOnly);
   const documentOf = await candidateDocuments(deps, profile, filter.scope.tenant, byId, rowsRead);
   const pool: RecallCandidate[] = [];
-  const documents: PoolDocument[] = [];
+  const documents: RankDocument[] = [];
   for (const c of byId.values()) {
     const d = documentOf.get(c.id);
     if (d === undefined) continue;

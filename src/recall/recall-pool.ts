@@ -3,7 +3,8 @@ import type { MemoryStore } from '../store/memory-store.js';
 import type { ChannelRows } from './recall-channels.js';
 import { newCandidate, type RecallCandidate } from './recall-candidate.js';
 import type { Memory } from '../model/memory.js';
-import type { PoolDocument } from './pool-document.js';
+import type { PoolDocument } from '../text/pool-document.js';
+import type { RankDocument } from '../text/term-document.js';
 import { readPoolDocuments } from './read-pool-documents.js';
 import type { RecallProfileSpec } from './recall-profile.js';
 import type { TokenCache } from './token-cache.js';
@@ -71,18 +72,18 @@ export async function scoreLexicalOnly(
  */
 export async function candidateDocuments(
   deps: { store: MemoryStore; tokenCache?: TokenCache | undefined },
-  profile: Pick<RecallProfileSpec, 'name' | 'tokenize' | 'fusion'>,
+  profile: Pick<RecallProfileSpec, 'name' | 'tokenize' | 'fusion' | 'analyzer'>,
   tenant: string,
   byId: ReadonlyMap<string, RecallCandidate>,
   /** Whole rows already at hand, by id; the rows read here are added (the hits need no second read). */
   rowsRead?: Map<string, Memory>,
-): Promise<Map<string, PoolDocument>> {
+): Promise<Map<string, RankDocument>> {
   const candidates = [...byId.values()];
   const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
   const updates = new Map<string, string>();
   const sources = candidates.map((c) => ({ id: c.id, updatedAt: c.updatedAt, memory: rowsRead?.get(c.id) }));
   const found = await readPoolDocuments(deps.store, tenant, sources, profile, cache, rowsRead, updates);
-  const documents = new Map<string, PoolDocument>();
+  const documents = new Map<string, RankDocument>();
   candidates.forEach((c, i) => {
     const document = found[i];
     if (document === undefined) return;

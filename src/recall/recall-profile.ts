@@ -1,5 +1,6 @@
 import type { RecallProfile } from '../model/api.js';
 import { DEFAULT_BM25, type Bm25Params } from '../text/bm25.js';
+import { CONTEXT_ANALYZER, type DocumentAnalyzer } from '../text/document-analyzer.js';
 import { stripPossessives } from '../text/strip-possessives.js';
 import { referenceTokenize, stemmedTokenize, unicodeTokenize, type Tokenizer } from '../text/tokenizer.js';
 import { resolveLexicalWeights, type LexicalWeights, type LexicalWeightSources } from './lexical-weights.js';
@@ -26,6 +27,11 @@ export interface RecallProfileSpec {
   fusion: 'linear' | 'spread';
   /** Weight of a memory's context (background, day stated) against its text in BM25; `spread` only. */
   contextWeight: number;
+  /**
+   * The analyzer whose documents are this profile's pool documents (`poolDocumentOf`), so a
+   * store that keeps them saves the recall its tokenising. None: every document is made here.
+   */
+  analyzer?: DocumentAnalyzer | undefined;
   /** This profile's lexical weights from an option, the config, the environment and a calibration. */
   resolveWeights(sources: LexicalWeightSources): LexicalWeights;
 }
@@ -71,6 +77,7 @@ export const ENGRAM_PROFILE: RecallProfileSpec = {
   lexicalPoolSize: (densePool) => densePool,
   fusion: 'spread',
   contextWeight: 0.5,
+  analyzer: CONTEXT_ANALYZER,
   resolveWeights: (sources) =>
     resolveLexicalWeights(sources, { defaults: sources.calibrated ?? ENGRAM_LEXICAL_WEIGHTS, max: 0.95 }),
 };

@@ -1,6 +1,8 @@
-import { bm25Scores, type Bm25Params } from '../text/bm25.js';
+import { bm25Scores, type Bm25Params, type Bm25Scores } from '../text/bm25.js';
+import { bm25TermIdScores } from '../text/bm25-term-ids.js';
+import type { TermDocument } from '../text/term-document.js';
 import { lexicalWeightFor, type LexicalWeights } from './lexical-weights.js';
-import type { PoolDocument } from './pool-document.js';
+import type { PoolDocument } from '../text/pool-document.js';
 
 /** The spread fusion's result for a pool, in input order. */
 export interface SpreadFusionResult {
@@ -53,8 +55,6 @@ export function fuseSpread(
   options: { weights: LexicalWeights; bm25: Bm25Params; contextWeight: number },
 ): SpreadFusionResult {
   const n = documents.length;
-  const cosine = Float64Array.from(documents, (d) => d.cosine);
-  const w = queryTokens.length > 0 ? lexicalWeightFor(queryTokens.length, options.weights) : 0;
   const scores = bm25Scores(
     queryTokens,
     documents.map((d) => d.tokens),
@@ -62,6 +62,42 @@ export function fuseSpread(
     { tokens: documents.map((d) => d.context), weight: options.contextWeight },
   );
   const speaker = queryTokens.length > 0 ? speakerMatches(queryTokens, documents) : new Uint8Array(n);
+  const cosine = Float64Array.from(documents, (d) => d.cosine);
+  return fuseSignals(cosine, scores, speaker, queryTokens.length, options.weights);
+}
+
+/**
+ * {@link fuseSpread} over documents of term ids (a store's analysed documents), the query as ids
+ * of their dictionary (-1 for a term it never numbered): the same numbers as over their strings.
+ */
+export function fuseSpreadTerms(
+  queryIds: readonly number[],
+  documents: readonly TermDocument[],
+  cosines: ArrayLike<number>,
+  options: { weights: LexicalWeights; bm25: Bm25Params; contextWeight: number },
+): SpreadFusionResult {
+  const n = documents.length;
+  const scores = bm25TermIdScores(queryIds, documents, options.contextWeight, options.bm25);
+  const speaker = new Uint8Array(n);
+  if (queryIds.length > 0) {
+    const query = new Set(queryIds);
+    documents.forEach(({ terms, contextEnd }, i) => {
+      for (let k = contextEnd; k < terms.length; k++) if (query.has(terms[k] as number)) return void (speaker[i] = 1);
+    });
+  }
+  return fuseSignals(Float64Array.from(cosines), scores, speaker, queryIds.length, options.weights);
+}
+
+/** The spread fusion of a pool's three signals, each scaled by its spread times its trust. */
+function fuseSignals(
+  cosine: Float64Array,
+  scores: Bm25Scores,
+  speaker: Uint8Array,
+  queryTokenCount: number,
+  weights: LexicalWeights,
+): SpreadFusionResult {
+  const n = cosine.length;
+  const w = queryTokenCount > 0 ? lexicalWeightFor(queryTokenCount, weights) : 0;
   const signals = [cosine, scores.normalized, speaker] as const;
   const trust = [1 - w, w, w];
   const raw = signals.map((s, i) => {

@@ -3,7 +3,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { SearchOptions } from '../model/search-options.js';
 import type { SearchHit, SearchPlan, SearchResult } from '../model/search-result.js';
 import type { LexicalWeights } from '../recall/lexical-weights.js';
-import type { PoolDocument } from '../recall/pool-document.js';
+import type { PoolDocument } from '../text/pool-document.js';
 import { ENGRAM_PROFILE, type RecallProfileSpec } from '../recall/recall-profile.js';
 import { TokenCache } from '../recall/token-cache.js';
 import type { MemoryStore } from '../store/memory-store.js';

@@ -7,8 +7,12 @@ export type {
   MemoryRecord,
   MemoryStore,
   MemoryText,
+  TextOptions,
   UsageEntry,
 } from './memory-store.js';
+export { CONTEXT_ANALYZER, type DocumentAnalyzer } from '../text/document-analyzer.js';
+export type { TermDocument } from '../text/term-document.js';
+export { TermDictionary } from '../text/term-dictionary.js';
 export type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
 export {
   createSqliteStore,

@@ -2,6 +2,8 @@ import type { FormationStore } from '../model/formation/formation-store.js';
 import type { HistoryCaller, HistoryCause, HistoryEvent } from '../model/formation/history.js';
 import type { EmbeddingInfo, Memory, MemoryPatch } from '../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../model/memory-filter.js';
+import type { MemoryContext } from '../model/memory-context.js';
+import type { TermDocument } from '../text/term-document.js';
 import type { MemoryType } from '../model/memory-type.js';
 import type { WarmReport } from '../model/warm-report.js';
 
@@ -44,13 +46,7 @@ export interface WriteContext {
   history?: HistoryEvent[] | undefined;
 }
 
-/** What the spread fusion reads of a memory besides its text: its context and who said it. */
-export interface MemoryContext {
-  background: string | null;
-  statedAt: string | null;
-  /** Who said it (`speakerNames` of the memory: roles of its chat sources, `metadata.speaker`). */
-  speakers: readonly string[];
-}
+export type { MemoryContext };
 
 /** The part of a memory that lexical ranking reads. */
 export interface MemoryText {
@@ -64,6 +60,20 @@ export interface MemoryText {
   type?: MemoryType | undefined;
   /** Present when asked for (`getTexts(…, { context: true })`) and the store can answer it. */
   context?: MemoryContext | undefined;
+  /**
+   * The row's document as the analyzer named by `getTexts(…, { analyzer })` makes it from this
+   * text and context, as term ids, present when the store keeps that analyzer's documents
+   * (SQLite: its `analyzer` option, for the rows its in-memory index holds).
+   */
+  document?: TermDocument | undefined;
+}
+
+/** What {@link MemoryStore.getTexts} returns with each text besides its id, text, last update and type. */
+export interface TextOptions {
+  /** Each row's {@link MemoryContext}, where the store can answer it. @default false */
+  context?: boolean | undefined;
+  /** Name of a `DocumentAnalyzer` whose documents the caller can use as they are. @default none */
+  analyzer?: string | undefined;
 }
 
 /** A dense candidate: the memory id and its cosine with the query vector. */
@@ -190,7 +200,7 @@ export interface MemoryStore {
    * {@link MemoryContext} too (a store that cannot answer it leaves `context` out). Optional:
    * callers fall back to {@link get}.
    */
-  getTexts?(tenant: string, ids: string[], options?: { context?: boolean | undefined }): Promise<MemoryText[]>;
+  getTexts?(tenant: string, ids: string[], options?: TextOptions): Promise<MemoryText[]>;
   /** Vectors for the given ids (only rows that have one). */
   getVectors(tenant: string, ids: string[]): Promise<Map<string, Float32Array>>;
   /**

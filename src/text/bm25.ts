@@ -27,12 +27,23 @@ export interface Bm25Context {
   weight: number;
 }
 
+/**
+ * A pool's counts for the distinct query tokens: term frequency per (document, token) in one flat
+ * array (row `i`, column = the token's position), document frequencies, weighted lengths.
+ */
+export interface TermCounts {
+  tf: Float64Array;
+  df: Float64Array;
+  lengths: Float64Array;
+  totalLength: number;
+}
+
 /** Counts per (document, distinct query token) in one flat array, with weighted lengths. */
 function countTerms(
   position: ReadonlyMap<string, number>,
   documents: readonly (readonly string[])[],
   context: Bm25Context | undefined,
-): { tf: Float64Array; df: Float64Array; lengths: Float64Array; totalLength: number } {
+): TermCounts {
   const n = documents.length;
   const q = position.size;
   const tf = new Float64Array(n * q);
@@ -88,12 +99,28 @@ export function bm25Scores(
   // Only the query's few distinct tokens are ever counted: a pool is scanned once.
   const position = new Map<string, number>();
   for (const token of queryTokens) if (!position.has(token)) position.set(token, position.size);
-  const q = position.size;
-  const { tf, df, lengths, totalLength } = countTerms(position, documents, context);
+  const queryPositions = queryTokens.map((token) => position.get(token) as number);
+  return scoreCounts(countTerms(position, documents, context), queryPositions, n, params);
+}
+
+/**
+ * BM25 of `n` documents from their {@link TermCounts}; `queryPositions` gives each query token's
+ * column (a token repeated in the query counts again). Shared by every representation of the
+ * documents, so equal counts give equal scores.
+ */
+export function scoreCounts(
+  counts: TermCounts,
+  queryPositions: readonly number[],
+  n: number,
+  params: Bm25Params,
+): Bm25Scores {
+  const { tf, df, lengths, totalLength } = counts;
+  const raw = new Float64Array(n);
+  const normalized = new Float64Array(n);
+  const q = df.length;
   const avgLength = totalLength / n || 1;
   const { k1, b } = params;
   const idf = Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
-  const queryPositions = queryTokens.map((token) => position.get(token) as number);
   let max = 0;
   for (let i = 0; i < n; i++) {
     const lengthNorm = k1 * (1 - b + (b * (lengths[i] as number)) / avgLength);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryDocument, speakerNames, textDocument } from '../../src/recall/pool-document.js';
+import { memoryDocument, speakerNames, textDocument } from '../../src/text/pool-document.js';
 import { fuseSpread } from '../../src/recall/spread-fusion.js';
 import { DEFAULT_BM25, bm25Scores } from '../../src/text/bm25.js';
 import { stemmedTokenize } from '../../src/text/tokenizer.js';

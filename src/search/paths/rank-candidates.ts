@@ -1,5 +1,5 @@
 import type { Memory } from '../../model/memory.js';
-import { poolDocumentOf } from '../../recall/pool-document.js';
+import { poolDocumentOf } from '../../text/pool-document.js';
 import { scorePool } from '../../recall/rank-pool.js';
 import { topK } from '../../vector/top-k.js';
 import { applyBoost } from '../rank/boost.js';
@@ -68,7 +68,8 @@ function fusedPool(
   const tokens = inputs.profile.queryTokenize(inputs.goal.rephrasedQuery);
   const fusion = scorePool(
     tokens,
-    found.map((f) => ({ ...poolDocumentOf(f.memory, inputs.profile), cosine: f.cosine })),
+    found.map((f) => poolDocumentOf(f.memory, inputs.profile)),
+    found.map((f) => f.cosine),
     { weights: inputs.weights, profile: inputs.profile },
   );
   const all: SearchCandidate[] = found.map((f, i) => ({

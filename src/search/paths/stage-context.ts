@@ -3,7 +3,7 @@ import type { BucketLimits } from '../../model/bucket-limits.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
 import type { Scope } from '../../model/scope.js';
 import type { LexicalWeights } from '../../recall/lexical-weights.js';
-import type { PoolDocument } from '../../recall/pool-document.js';
+import type { PoolDocument } from '../../text/pool-document.js';
 import type { RecallProfileSpec } from '../../recall/recall-profile.js';
 import type { TokenCacheView } from '../../recall/token-cache.js';
 import type { MemoryStore } from '../../store/memory-store.js';

@@ -1,6 +1,7 @@
 import type { Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
-import type { PoolDocument } from '../../recall/pool-document.js';
+import type { PoolDocument } from '../../text/pool-document.js';
+import type { RankDocument } from '../../text/term-document.js';
 import { readPoolDocuments } from '../../recall/read-pool-documents.js';
 import { scorePool, type PoolScores } from '../../recall/rank-pool.js';
 import type { TokenCacheView } from '../../recall/token-cache.js';
@@ -34,7 +35,7 @@ export interface PoolInputs extends Pick<
 /** A pool candidate as the fusion sees it; a cosine that is not `exact` is the store's estimate, or NaN when unknown. */
 interface PoolDoc {
   entry: MergedCandidate;
-  document: PoolDocument;
+  document: RankDocument;
   cosine: number;
   exact: boolean;
 }
@@ -135,7 +136,7 @@ function unscoredIds(entries: readonly MergedCandidate[]): string[] {
 /** Ids of the candidates no dense channel scored that have a document (the others leave the pool). */
 function unscoredWithDocuments(
   entries: readonly MergedCandidate[],
-  documents: ReadonlyArray<PoolDocument | undefined>,
+  documents: ReadonlyArray<RankDocument | undefined>,
 ): string[] {
   const ids = new Set<string>();
   entries.forEach((e, i) => {
@@ -151,7 +152,7 @@ function unscoredWithDocuments(
  */
 function fusePool(
   pool: PathPool,
-  documents: ReadonlyArray<PoolDocument | undefined>,
+  documents: ReadonlyArray<RankDocument | undefined>,
   cosines: ReadonlyMap<string, number> | ReadonlyMap<string, StoreCosine>,
   queryTokens: readonly string[],
   inputs: PoolInputs,
@@ -176,12 +177,8 @@ function fusePool(
 function fuse(docs: readonly PoolDoc[], queryTokens: readonly string[], inputs: PoolInputs): PoolScores {
   return scorePool(
     queryTokens,
-    docs.map((d) => ({
-      tokens: d.document.tokens,
-      context: d.document.context,
-      speakers: d.document.speakers,
-      cosine: Number.isNaN(d.cosine) ? 0 : d.cosine,
-    })),
+    docs.map((d) => d.document),
+    docs.map((d) => (Number.isNaN(d.cosine) ? 0 : d.cosine)),
     { weights: inputs.weights, profile: inputs.profile },
   );
 }

@@ -16,6 +16,7 @@ import type {
   MemoryRecord,
   MemoryStore,
   MemoryText,
+  TextOptions,
   StorePatch,
   StoreVector,
   UsageEntry,
@@ -113,7 +114,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
   protected afterWrite(_kind: WriteKind, _rows: number): void {}
 
   /** Texts (with their contexts when `context`) the backend holds in memory (SQLite's lexical index); the rest are read. */
-  protected cachedTexts(_tenant: string, _ids: string[], _context: boolean): Map<string, MemoryText> | null {
+  protected cachedTexts(_tenant: string, _ids: string[], _options: TextOptions): Map<string, MemoryText> | null {
     return null;
   }
 
@@ -196,13 +197,13 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  getTexts(tenant: string, ids: string[], options?: { context?: boolean | undefined }): Promise<MemoryText[]> {
+  getTexts(tenant: string, ids: string[], options?: TextOptions): Promise<MemoryText[]> {
     return this.guard('getTexts', () => {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
       const context = options?.context === true;
-      const cached = this.cachedTexts(tenant, ids, context);
+      const cached = this.cachedTexts(tenant, ids, { context, analyzer: options?.analyzer });
       const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
       const known = cached === null ? [] : [...cached.values()];
       if (missing.length === 0) return known;

@@ -1,5 +1,8 @@
+import type { DocumentAnalysis } from '../../text/document-analyzer.js';
+import { encodeDocument, type TermDocument } from '../../text/term-document.js';
 import type { MemoryContext } from '../memory-store.js';
 import { NO_CONTEXT } from '../memory-context.js';
+import { DocumentArena } from './document-arena.js';
 import { ftsDocument, unicode61Tokens } from './fts-text.js';
 import { RecentlyUsed } from './recently-used.js';
 import type { SlotFilter, SlotMeta } from './vector-partition.js';
@@ -27,7 +30,9 @@ export function termKey(column: 'body' | 'uni', token: string): string {
  * An in-memory inverted index over the rows of one vector partition, with FTS5's columns and
  * tokens (`ftsDocument` + {@link unicode61Tokens}), so a single-token term matches the rows FTS5
  * would match. Each row is a document numbered in the order it was added, carrying its id,
- * filter fields, text and context, so ranking needs no lookups and candidates' texts and contexts need no reads. Removing or re-adding a row only marks its old
+ * filter fields, text and context, so ranking needs no lookups and candidates' texts and contexts need no reads.
+ * With an analyzer, each row also carries its analysed document (tokens, context, speakers) as
+ * term ids, made once when the row is added, so no recall tokenises it again. Removing or re-adding a row only marks its old
  * document dead; dead postings are dropped in one pass once they outnumber the live rows, so a
  * write costs O(tokens of the row).
  */
@@ -39,6 +44,8 @@ export class LexicalIndex {
   private docTexts: string[] = [];
   private docContexts: MemoryContext[] = [];
   private docLengths: number[] = [];
+  /** By document number: the analyzer's document of each row, as term ids (none without an analyzer). */
+  private arena: DocumentArena | null;
   private readonly docOfPk = new Map<number, number>();
   private lengthSum = 0;
   private dead = 0;
@@ -47,6 +54,19 @@ export class LexicalIndex {
   private contextChars = 0;
   /** Per reusable filter key: 0 = not asked yet, 1 = accepted, 2 = rejected; cleared by every change. */
   private readonly verdicts = new RecentlyUsed<Uint8Array>(REMEMBERED_FILTERS);
+
+  /**
+   * @param analysis Makes each row's document when it is added, numbering its terms in the
+   * dictionary (the store's, shared by its indexes); null keeps none. @default null
+   */
+  constructor(private readonly analysis: DocumentAnalysis | null = null) {
+    this.arena = analysis === null ? null : new DocumentArena(analysis.dictionary);
+  }
+
+  /** Name of the analyzer whose documents this index holds; undefined when it holds none. */
+  get analyzerName(): string | undefined {
+    return this.analysis?.analyzer.name;
+  }
 
   /** Live rows. */
   get size(): number {
@@ -70,7 +90,8 @@ export class LexicalIndex {
       this.docIds.length * (56 + this.verdicts.size) +
       this.terms.size * 96 +
       this.textChars +
-      this.contextChars
+      this.contextChars +
+      (this.arena?.bytes ?? 0)
     );
   }
 
@@ -96,6 +117,11 @@ export class LexicalIndex {
     this.docMetas.push(meta);
     this.docTexts.push(text);
     this.docContexts.push(context);
+    if (this.analysis !== null && this.arena !== null) {
+      const analysed = this.analysis.analyzer.analyze(text, context);
+      const terms = encodeDocument(analysed, this.analysis.dictionary);
+      this.arena.append(terms, analysed.tokens.length, analysed.context.length);
+    }
     this.docLengths.push(length);
     this.docOfPk.set(meta.pk, doc);
     this.lengthSum += length;
@@ -149,6 +175,12 @@ export class LexicalIndex {
   /** Context of a live document ({@link NO_CONTEXT} when it has none, or once dead). */
   contextOf(doc: number): MemoryContext {
     return this.docContexts[doc] as MemoryContext;
+  }
+
+  /** The analyzer's document of a live document, as term ids; null without an analyzer or once dead. */
+  documentOf(doc: number): TermDocument | null {
+    if (this.arena === null || this.docIds[doc] === null || doc >= this.arena.size) return null;
+    return this.arena.document(doc);
   }
 
   lengthOf(doc: number): number {
@@ -233,6 +265,7 @@ export class LexicalIndex {
     const docTexts: string[] = [];
     const docContexts: MemoryContext[] = [];
     const docLengths: number[] = [];
+    const live: number[] = [];
     this.docIds.forEach((id, doc) => {
       if (id === null) return;
       const meta = this.docMetas[doc] as SlotMeta;
@@ -243,6 +276,7 @@ export class LexicalIndex {
       docTexts.push(this.docTexts[doc] as string);
       docContexts.push(this.docContexts[doc] as MemoryContext);
       docLengths.push(this.docLengths[doc] as number);
+      live.push(doc);
     });
     this.postingCount = 0;
     for (const [key, list] of this.terms) {
@@ -263,6 +297,7 @@ export class LexicalIndex {
     this.docTexts = docTexts;
     this.docContexts = docContexts;
     this.docLengths = docLengths;
+    this.arena = this.arena?.compacted(live) ?? null;
     this.dead = 0;
   }
 }

@@ -1,4 +1,5 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
+import type { DocumentAnalysis } from '../../text/document-analyzer.js';
 import { LexicalIndex } from './lexical-index.js';
 import { contextFromColumns } from '../memory-context.js';
 import {
@@ -33,7 +34,7 @@ const CHUNK_ROWS = 2048;
  */
 export class PartitionLoader {
   readonly partition: VectorPartition;
-  readonly lexical = new LexicalIndex();
+  readonly lexical: LexicalIndex;
   /** The change log's last entry before the first chunk was read. */
   readonly startSeq: number;
   /** Rows skipped because their blob had the wrong length. */
@@ -46,8 +47,9 @@ export class PartitionLoader {
   constructor(
     db: SqliteDatabase,
     readonly key: PartitionKey,
-    options: { quantizeAbove: number },
+    options: { quantizeAbove: number; analysis: DocumentAnalysis | null },
   ) {
+    this.lexical = new LexicalIndex(options.analysis);
     const where = partitionWhere(key.tenant, key.model, key.dim, key.user);
     this.params = where.params;
     this.startSeq = (db.prepare('SELECT max(seq) AS seq FROM memory_changes').get() as { seq: number | null }).seq ?? 0;

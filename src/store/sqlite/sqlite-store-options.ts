@@ -1,3 +1,5 @@
+import { CONTEXT_ANALYZER, type DocumentAnalyzer } from '../../text/document-analyzer.js';
+
 /** Options of {@link createSqliteStore}. */
 export interface SqliteStoreOptions {
   /** Database file, or `':memory:'` for a private in-memory database. */
@@ -47,6 +49,16 @@ export interface SqliteStoreOptions {
    * @default `<path>-partitions.json` for a database file, null for `':memory:'`
    */
   recentPartitionsFile?: string | null | undefined;
+  /**
+   * Analyses each row's text and context once, when its partition's lexical index loads it or a
+   * write changes it, into the document a recall profile ranks it by (the default profile's:
+   * stemmed text, context, speakers), kept as term ids, so recalls and searches read documents
+   * instead of tokenising their candidates. Costs 4 bytes a token (about 250 bytes for a
+   * conversation turn with its context) plus the store's term dictionary, counted against
+   * `vectorCacheMaxBytes`, and roughly doubles the time to build a lexical index. null analyses
+   * nothing (every candidate is then tokenised when it is ranked). @default CONTEXT_ANALYZER
+   */
+  analyzer?: DocumentAnalyzer | null | undefined;
   /** Change-log entries kept for other processes' caches (older ones are pruned). @default 200000 */
   changeLogRetention?: number | undefined;
   /** Clock for bookkeeping timestamps (migration records). @default () => new Date() */
@@ -81,6 +93,7 @@ export function resolveSqliteOptions(options: SqliteStoreOptions): ResolvedSqlit
     lexicalRankAllBelow: options.lexicalRankAllBelow ?? 4_000,
     lexicalScanCap: options.lexicalScanCap ?? 2000,
     changeLogRetention: options.changeLogRetention ?? 200_000,
+    analyzer: options.analyzer === undefined ? CONTEXT_ANALYZER : options.analyzer,
     recentPartitionsFile:
       options.recentPartitionsFile !== undefined
         ? options.recentPartitionsFile

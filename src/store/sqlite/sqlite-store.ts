@@ -13,6 +13,7 @@ import type {
   LexicalCandidate,
   MemoryRecord,
   MemoryText,
+  TextOptions,
   UsageEntry,
 } from '../memory-store.js';
 import { denseGroupQueries, lexicalGroupQueries } from '../query-validation.js';
@@ -206,6 +207,7 @@ export class SqliteStore extends SqlMemoryStore {
         maxBytes: this.options.vectorCacheMaxBytes,
         reloadAbove: 5000,
         quantizeAbove: this.options.vectorQuantizeAbove,
+        analyzer: this.options.analyzer,
         onChange: () => this.warmUp?.remember(cache),
         onForeignWrite: () => this.rows.clear(),
       });
@@ -322,9 +324,9 @@ export class SqliteStore extends SqlMemoryStore {
     }
   }
 
-  protected override cachedTexts(tenant: string, ids: string[], context: boolean): Map<string, MemoryText> | null {
+  protected override cachedTexts(tenant: string, ids: string[], options: TextOptions): Map<string, MemoryText> | null {
     // Rows a lexical index holds are answered from memory; the rest are read.
-    return this.lazyCache?.texts(tenant, ids, context) ?? null;
+    return this.lazyCache?.texts(tenant, ids, options) ?? null;
   }
 
   protected override get remembersReads(): boolean {

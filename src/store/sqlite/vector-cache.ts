@@ -1,5 +1,7 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
-import type { MemoryText } from '../memory-store.js';
+import type { DocumentAnalysis, DocumentAnalyzer } from '../../text/document-analyzer.js';
+import { TermDictionary } from '../../text/term-dictionary.js';
+import type { MemoryText, TextOptions } from '../memory-store.js';
 import { DataVersionCheck } from './data-version-check.js';
 import { LexicalIndex } from './lexical-index.js';
 import { contextFromColumns } from '../memory-context.js';
@@ -43,6 +45,8 @@ export interface VectorCacheOptions {
   reloadAbove: number;
   /** Partitions with at least this many rows pre-select candidates with an int8 copy. */
   quantizeAbove: number;
+  /** Makes each indexed row's document when it is indexed (see `LexicalIndex`); null makes none. */
+  analyzer: DocumentAnalyzer | null;
   /** Told when the set of cached partitions (or their indexes) changed, e.g. to remember them for the next start. */
   onChange?: (() => void) | undefined;
   /** Told when another connection committed since the last look (what changed is not known: e.g. usage). */
@@ -59,6 +63,8 @@ export class VectorCache {
   private readonly db: SqliteDatabase;
   private readonly options: VectorCacheOptions;
   private readonly partitions = new Map<string, LoadedPartition>();
+  /** The analyzer of every lexical index, and the dictionary their documents' terms are numbered in. */
+  private readonly analysis: DocumentAnalysis | null;
   private lastSeq = 0;
   private dataVersion = -1;
   private readonly dataVersionCheck: DataVersionCheck;
@@ -83,6 +89,7 @@ export class VectorCache {
   constructor(db: SqliteDatabase, options: VectorCacheOptions) {
     this.db = db;
     this.options = options;
+    this.analysis = options.analyzer === null ? null : { analyzer: options.analyzer, dictionary: new TermDictionary() };
     this.dataVersionCheck = new DataVersionCheck(db.prepare<[], number>('PRAGMA data_version').pluck());
     this.maxSeqStmt = db.prepare('SELECT max(seq) AS seq FROM memory_changes');
     this.minSeqStmt = db.prepare('SELECT min(seq) AS seq FROM memory_changes');
@@ -136,7 +143,10 @@ export class VectorCache {
       const id = JSON.stringify([key.tenant, key.model, key.dim, key.user]);
       if (this.stopped) break;
       if (!this.partitions.has(id)) {
-        const loader = new PartitionLoader(this.db, key, { quantizeAbove: this.options.quantizeAbove });
+        const loader = new PartitionLoader(this.db, key, {
+          quantizeAbove: this.options.quantizeAbove,
+          analysis: this.analysis,
+        });
         let settle = (): void => undefined;
         this.warming.set(id, { loader, done: new Promise<void>((resolve) => (settle = resolve)) });
         try {
@@ -180,7 +190,7 @@ export class VectorCache {
   get cachedBytes(): number {
     let total = 0;
     for (const p of this.partitions.values()) total += p.partition.bytes + (p.lexical?.bytes ?? 0);
-    return total;
+    return total + (this.analysis?.dictionary.bytes ?? 0);
   }
 
   get partitionCount(): number {
@@ -280,7 +290,7 @@ export class VectorCache {
   ): { partition: VectorPartition; index: LexicalIndex } {
     const loaded = this.loaded(tenant, model, dim, user);
     if (loaded.lexical === null) {
-      const index = new LexicalIndex();
+      const index = new LexicalIndex(this.analysis);
       const where = partitionWhere(tenant, model, dim, user);
       const rows = this.db
         .prepare(`SELECT m.pk AS pk, ${TEXT_COLUMNS} FROM memories m WHERE ${where.sql} ORDER BY m.pk`)
@@ -299,11 +309,13 @@ export class VectorCache {
   }
 
   /**
-   * Texts of the given ids (with their contexts when `context`) that a loaded lexical index of
-   * the tenant holds (after catching up with the database); ids it does not hold are absent.
+   * Texts of the given ids (with their contexts when `context`, and their documents when
+   * `analyzer` names the index's analyzer) that a loaded lexical index of the tenant holds (after
+   * catching up with the database); ids it does not hold are absent.
    */
-  texts(tenant: string, ids: readonly string[], context = false): Map<string, MemoryText> {
+  texts(tenant: string, ids: readonly string[], options: TextOptions = {}): Map<string, MemoryText> {
     this.sync();
+    const context = options.context === true;
     const out = new Map<string, MemoryText>();
     for (const p of this.partitions.values()) {
       if (p.tenant !== tenant || p.lexical === null) continue;
@@ -314,10 +326,11 @@ export class VectorCache {
         if (doc === undefined) continue;
         const text = p.lexical.textOf(doc);
         const { updatedAt, type } = p.lexical.metaOf(doc);
-        out.set(
-          id,
-          context ? { id, text, updatedAt, type, context: p.lexical.contextOf(doc) } : { id, text, updatedAt, type },
-        );
+        const found: MemoryText = { id, text, updatedAt, type };
+        if (context) found.context = p.lexical.contextOf(doc);
+        const document = options.analyzer === p.lexical.analyzerName ? p.lexical.documentOf(doc) : null;
+        if (document !== null) found.document = document;
+        out.set(id, found);
       }
     }
     return out;

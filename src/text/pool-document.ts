@@ -1,8 +1,8 @@
 import type { Memory } from '../model/memory.js';
+import type { MemoryContext } from '../model/memory-context.js';
 import { speakerNames } from '../model/speaker-names.js';
-import type { MemoryContext } from '../store/memory-store.js';
-import { dateWords } from '../text/date-words.js';
-import type { Tokenizer } from '../text/tokenizer.js';
+import { dateWords } from './date-words.js';
+import type { Tokenizer } from './tokenizer.js';
 
 /** What the ranking knows of one candidate besides its vector. */
 export interface PoolDocument {

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { MemoryText } from '../../src/store/memory-store.js';
+import { DocumentArena } from '../../src/store/sqlite/document-arena.js';
+import { createSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
+import { CONTEXT_ANALYZER } from '../../src/text/document-analyzer.js';
+import { TermDictionary } from '../../src/text/term-dictionary.js';
+import { decodeDocument } from '../../src/text/term-document.js';
+import { randomVector, seededRandom, withVector } from './fixtures/records.js';
+
+const T = 'docs-tenant';
+const SPACE = { model: 'test-model', dim: 4 };
+const ANALYZER = CONTEXT_ANALYZER.name;
+
+/** Rows with every kind of context: none, a background, a day stated, speakers from sources and metadata, non-Latin text. */
+function rows(n: number, seed = 5) {
+  const random = seededRandom(seed);
+  const texts = [
+    'Yes, painted it last week!',
+    'Caroline went hiking',
+    'café au lait',
+    '我喜欢画画',
+    'the trip to Paris',
+  ];
+  return Array.from({ length: n }, (_, i) =>
+    withVector(randomVector(random, 4), 'test-model', {
+      id: `d${i}`,
+      scope: { tenant: T },
+      text: `${texts[i % texts.length] as string} ${i}`,
+      background: i % 3 === 0 ? `Did you paint it in May? (${i})` : null,
+      statedAt: i % 4 === 0 ? '2023-05-08T10:00:00.000Z' : null,
+      sources: i % 5 === 0 ? [{ type: 'chat', role: i % 2 === 0 ? 'Caroline' : 'Mel' }] : [],
+      metadata: i % 7 === 0 ? { speaker: 'Jon' } : {},
+    }),
+  );
+}
+
+/** Every text the store answers with a document holds the analyzer's document of its text and context. */
+function expectAnalysed(texts: readonly MemoryText[]): void {
+  for (const t of texts) {
+    expect(t.document, t.id).toBeDefined();
+    expect(t.context, t.id).toBeDefined();
+    if (t.document === undefined || t.context === undefined) continue;
+    expect(decodeDocument(t.document), t.id).toEqual(CONTEXT_ANALYZER.analyze(t.text, t.context));
+  }
+}
+
+async function openWithIndex(options: Partial<SqliteStoreOptions> = {}) {
+  const store = createSqliteStore({ path: ':memory:', ...options });
+  await store.insert(rows(60));
+  // The lexical index (and its documents) is built by the first lexical search of the space.
+  await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['paint'], limit: 5, space: SPACE });
+  return store;
+}
+
+describe('documents analysed when the SQLite lexical index loads or a write changes a row', () => {
+  it("getTexts returns each indexed row's document, as the analyzer makes it from the text and context", async () => {
+    const store = await openWithIndex();
+    const ids = Array.from({ length: 60 }, (_, i) => `d${i}`);
+    const texts = await store.getTexts(T, ids, { context: true, analyzer: ANALYZER });
+    expect(texts).toHaveLength(60);
+    expectAnalysed(texts);
+    // Only when asked for by the analyzer's name.
+    const plain = await store.getTexts(T, ids, { context: true });
+    expect(plain.every((t) => t.document === undefined)).toBe(true);
+    const other = await store.getTexts(T, ids, { context: true, analyzer: 'another-analyzer' });
+    expect(other.every((t) => t.document === undefined)).toBe(true);
+    await store.close();
+  });
+
+  it('updates, deletes and the compaction of dead documents keep every document its row’s', async () => {
+    const store = await openWithIndex();
+    await store.update(T, 'd3', {
+      text: 'kestrel over the lake',
+      background: 'Where were you?',
+      updatedAt: '2030-01-01T00:00:00.000Z',
+    });
+    await store.update(T, 'd4', { statedAt: '2024-01-02T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z' });
+    await store.insert(rows(1200, 9).map((r) => ({ ...r, id: `e${r.id}` })));
+    // A read catches the index up with the inserts, so the deletes below make dead documents.
+    expect(await store.getTexts(T, ['ed0', 'ed1199'])).toHaveLength(2);
+    // More dead documents than live ones: the index compacts (renumbering every document).
+    await store.delete(
+      T,
+      Array.from({ length: 1200 }, (_, i) => `ed${i}`),
+    );
+    const ids = [...Array.from({ length: 60 }, (_, i) => `d${i}`)];
+    const texts = await store.getTexts(T, ids, { context: true, analyzer: ANALYZER });
+    expect(texts).toHaveLength(60);
+    expectAnalysed(texts);
+    const d3 = texts.find((t) => t.id === 'd3');
+    expect(d3?.document && decodeDocument(d3.document).tokens).toEqual(['kestrel', 'over', 'lake']);
+    const d4 = texts.find((t) => t.id === 'd4');
+    expect(d4?.document && decodeDocument(d4.document).context).toContain('2024');
+    await store.close();
+  });
+
+  it('keeps none with `analyzer: null`, and counts them in the cache bytes otherwise', async () => {
+    const none = await openWithIndex({ analyzer: null });
+    const texts = await none.getTexts(T, ['d1', 'd2'], { context: true, analyzer: ANALYZER });
+    expect(texts.map((t) => t.document)).toEqual([undefined, undefined]);
+    const analysed = await openWithIndex();
+    expect(analysed.vectorCacheStats().bytes).toBeGreaterThan(none.vectorCacheStats().bytes);
+    await none.close();
+    await analysed.close();
+  });
+});
+
+describe('DocumentArena', () => {
+  it('keeps each document’s ids and field ends, through growth and compaction', () => {
+    const dictionary = new TermDictionary();
+    const arena = new DocumentArena(dictionary);
+    const docs = Array.from({ length: 300 }, (_, i) => Array.from({ length: i % 17 }, (_, k) => (i * 7 + k) % 50));
+    docs.forEach((d, i) => arena.append(d, Math.floor(d.length / 2), Math.floor(d.length / 4) + (i % 2)));
+    docs.forEach((d, i) => {
+      const doc = arena.document(i);
+      expect(Array.from(doc.terms)).toEqual(d);
+      expect(doc.textEnd).toBe(Math.floor(d.length / 2));
+      expect(doc.contextEnd).toBe(Math.floor(d.length / 2) + Math.floor(d.length / 4) + (i % 2));
+    });
+    const keep = [5, 17, 250, 299];
+    const compacted = arena.compacted(keep);
+    expect(compacted.size).toBe(4);
+    keep.forEach((old, i) => expect(compacted.document(i)).toEqual(arena.document(old)));
+  });
+});
