@@ -68,7 +68,7 @@ export interface MemoryText {
   document?: TermDocument | undefined;
 }
 
-/** What {@link MemoryStore.getTexts} returns with each text besides its id, text, last update and type. */
+/** What {@link MemoryStore.getTexts} is asked to return with each text besides its id, text, last update and type. */
 export interface TextOptions {
   /** Each row's {@link MemoryContext}, where the store can answer it. @default false */
   context?: boolean | undefined;

@@ -30,11 +30,11 @@ export function termKey(column: 'body' | 'uni', token: string): string {
  * An in-memory inverted index over the rows of one vector partition, with FTS5's columns and
  * tokens (`ftsDocument` + {@link unicode61Tokens}), so a single-token term matches the rows FTS5
  * would match. Each row is a document numbered in the order it was added, carrying its id,
- * filter fields, text and context, so ranking needs no lookups and candidates' texts and contexts need no reads.
- * With an analyzer, each row also carries its analysed document (tokens, context, speakers) as
- * term ids, made once when the row is added, so no recall tokenises it again. Removing or re-adding a row only marks its old
- * document dead; dead postings are dropped in one pass once they outnumber the live rows, so a
- * write costs O(tokens of the row).
+ * filter fields, text and context, so ranking needs no lookups and candidates' texts and contexts
+ * need no reads. With an analyzer, each row also carries its analysed document (tokens, context,
+ * speakers) as term ids, made once when the row is added, so no recall tokenises it again.
+ * Removing or re-adding a row only marks its old document dead; dead postings are dropped in one
+ * pass once they outnumber the live rows, so a write costs O(tokens of the row).
  */
 export class LexicalIndex {
   private readonly terms = new Map<string, TermList>();
