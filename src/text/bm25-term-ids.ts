@@ -1,4 +1,4 @@
-import { DEFAULT_BM25, scoreCounts, type Bm25Params, type Bm25Scores } from './bm25.js';
+import { countMatch, DEFAULT_BM25, scoreCounts, type Bm25Params, type Bm25Scores } from './bm25.js';
 import type { TermDocument } from './term-document.js';
 
 /**
@@ -30,10 +30,7 @@ export function bm25TermIdScores(
       const id = terms[k] as number;
       if (((filter[(id >>> 5) & 31] as number) & (1 << (id & 31))) === 0) continue;
       const p = position.get(id);
-      if (p === undefined) continue;
-      const cell = i * q + p;
-      if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
-      tf[cell] = (tf[cell] as number) + weight;
+      if (p !== undefined) countMatch(tf, df, i * q + p, p, weight);
     }
   };
   for (let i = 0; i < n; i++) {

@@ -38,6 +38,15 @@ export interface TermCounts {
   totalLength: number;
 }
 
+/**
+ * Counts one occurrence (at `weight`) of the query token at column `p` in the document whose
+ * count is `tf[cell]`; the document's first one adds it to the token's document frequency.
+ */
+export function countMatch(tf: Float64Array, df: Float64Array, cell: number, p: number, weight: number): void {
+  if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
+  tf[cell] = (tf[cell] as number) + weight;
+}
+
 /** Counts per (document, distinct query token) in one flat array, with weighted lengths. */
 function countTerms(
   position: ReadonlyMap<string, number>,
@@ -58,10 +67,7 @@ function countTerms(
     for (const token of tokens) {
       if ((lengths31 & (1 << Math.min(token.length, 31))) === 0) continue;
       const p = position.get(token);
-      if (p === undefined) continue;
-      const cell = i * q + p;
-      if (tf[cell] === 0) df[p] = (df[p] as number) + 1;
-      tf[cell] = (tf[cell] as number) + weight;
+      if (p !== undefined) countMatch(tf, df, i * q + p, p, weight);
     }
   };
   for (let i = 0; i < n; i++) {
