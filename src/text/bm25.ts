@@ -98,9 +98,7 @@ export function bm25Scores(
   context?: Bm25Context,
 ): Bm25Scores {
   const n = documents.length;
-  const raw = new Float64Array(n);
-  const normalized = new Float64Array(n);
-  if (n === 0 || queryTokens.length === 0) return { raw, normalized };
+  if (n === 0 || queryTokens.length === 0) return { raw: new Float64Array(n), normalized: new Float64Array(n) };
 
   // Only the query's few distinct tokens are ever counted: a pool is scanned once.
   const position = new Map<string, number>();

@@ -27,7 +27,7 @@ export class DocumentArena {
   }
 
   /** Appends the next document: `terms` holds the text's ids, then the context's, then the speakers'. */
-  append(terms: readonly number[], textLength: number, contextLength: number): void {
+  append(terms: ArrayLike<number>, textLength: number, contextLength: number): void {
     if (this.used + terms.length > this.ids.length) {
       const grown = new Int32Array(Math.max(this.ids.length * 2, this.used + terms.length));
       grown.set(this.ids.subarray(0, this.used));
@@ -65,7 +65,7 @@ export class DocumentArena {
     const out = new DocumentArena(this.dictionary);
     for (const doc of keep) {
       const d = this.document(doc);
-      out.append(Array.from(d.terms), d.textEnd, d.contextEnd - d.textEnd);
+      out.append(d.terms, d.textEnd, d.contextEnd - d.textEnd);
     }
     return out;
   }
