@@ -1,4 +1,4 @@
-import { topK } from '../../vector/top-k.js';
+import { topScored } from '../../vector/top-scored.js';
 import type { LexicalCandidate } from '../memory-store.js';
 import type { LexicalIndex, Postings } from './lexical-index.js';
 import type { SlotFilter } from './vector-partition.js';
@@ -84,7 +84,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
       scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
     }
   }
-  const best = topK(touched, input.limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+  const best = topScored(touched, scores, input.limit);
   return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
 }
 
@@ -137,7 +137,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   }
   const out = limits.map((limit, g) => {
     if (limit <= 0) return [];
-    const best = topK(members[g] as number[], limit, (a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    const best = topScored(members[g] as number[], scores, limit);
     return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
   });
   if (input.scratch) {
