@@ -79,45 +79,6 @@ export type SelectedMemory = MemoryColumns<unknown, unknown>;
 /** The select list of a memory over alias `m` (never the vector or the full-text columns). */
 export const MEMORY_SELECT = MEMORY_COLUMN_NAMES.map((c) => `m.${c}`).join(', ');
 
-/**
- * A memory row selected as one array of its columns in {@link MEMORY_COLUMN_NAMES} order (SQLite's
- * `json_array` of {@link MEMORY_SELECT}) as its columns; null when the array has another length.
- */
-export function memoryColumnsFromArray(values: unknown): SelectedMemory | null {
-  if (!Array.isArray(values) || values.length !== MEMORY_COLUMN_NAMES.length) return null;
-  const v: readonly unknown[] = values;
-  // One literal, so every row has the same shape (keys in MEMORY_COLUMN_NAMES order).
-  return {
-    tenant: v[0],
-    user_id: v[1],
-    id: v[2],
-    agent_id: v[3],
-    session_id: v[4],
-    collection: v[5],
-    type: v[6],
-    key: v[7],
-    tags: v[8],
-    level: v[9],
-    summary: v[10],
-    background: v[11],
-    sources: v[12],
-    metadata: v[13],
-    text: v[14],
-    stated_at: v[15],
-    created_at: v[16],
-    updated_at: v[17],
-    status: v[18],
-    use_count: v[19],
-    last_used_at: v[20],
-    embed_model: v[21],
-    embed_dim: v[22],
-    valid_from: v[23],
-    valid_to: v[24],
-    superseded_by: v[25],
-    version: v[26],
-  } as SelectedMemory;
-}
-
 /** The public {@link Scope} of a row: absent scope fields stay absent (not null). */
 export function scopeFromColumns(row: ScopeColumns): Scope {
   const scope: Scope = { tenant: row.tenant };

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../model/json.js';
 import type { MemorySource } from '../../model/memory.js';
-import { MEMORY_SELECT, memoryFromColumns, type SelectedMemory } from '../memory-from-columns.js';
+import { memoryFromColumns } from '../memory-from-columns.js';
 import { andThen, type Maybe } from '../sql/maybe-async.js';
 import type { SqlQueries } from '../sql/query-runner.js';
 import { SqlParams, type ColumnKind, type InsertColumn, type SqlDialect } from '../sql/sql-dialect.js';
@@ -137,8 +137,6 @@ export function createPgDialect(names: PgNames, batchInsert: PgBatchInsert = 'un
       batchInsert === 'values'
         ? insertManyByValues(sql, table, columns, rows)
         : insertManyByUnnest(sql, table, columns, rows),
-    memorySelect: MEMORY_SELECT,
-    memoryColumns: (row) => row as unknown as SelectedMemory,
     toMemory(row) {
       return memoryFromColumns(row, {
         tags: row.tags as string[],

@@ -1,6 +1,6 @@
 import type { EngramError } from '../../model/errors.js';
 import type { Memory } from '../../model/memory.js';
-import type { MemoryColumns, SelectedMemory } from '../memory-from-columns.js';
+import type { MemoryColumns } from '../memory-from-columns.js';
 import type { Maybe } from './maybe-async.js';
 import type { SqlQueries } from './query-runner.js';
 
@@ -69,14 +69,6 @@ export interface SqlDialect {
   lockKeys(sql: SqlQueries, keys: readonly string[]): Maybe<void>;
   /** Inserts rows of these columns (values already encoded) in as few statements as the engine allows. */
   insertMany(sql: SqlQueries, table: string, columns: readonly InsertColumn[], rows: readonly unknown[][]): Maybe<void>;
-  /**
-   * The select list of a whole memory row over alias `m`, as {@link memoryColumns} reads it
-   * (`MEMORY_SELECT`, or one value packing it where the driver converts one value far faster
-   * than many).
-   */
-  memorySelect: string;
-  /** A row selected with {@link memorySelect} as the memory's columns; null when it is not one. */
-  memoryColumns(row: Record<string, unknown>): SelectedMemory | null;
   /** A selected memory row as the public {@link Memory}. */
   toMemory(row: MemoryColumns<unknown, unknown>): Memory;
   /** A driver error as an EngramError with a stable code (EngramErrors pass through). */

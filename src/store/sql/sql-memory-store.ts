@@ -7,7 +7,7 @@ import { maxCosines } from '../../vector/max-cosine.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { distinctSpaces } from './embedding-spaces.js';
 import { contextFromColumns, type ContextColumns } from '../memory-context.js';
-import type { SelectedMemory } from '../memory-from-columns.js';
+import { MEMORY_SELECT, type SelectedMemory } from '../memory-from-columns.js';
 import type {
   DenseCandidate,
   DenseQuery,
@@ -189,10 +189,9 @@ export abstract class SqlMemoryStore implements MemoryStore {
         return inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row));
       };
       if (missing.length === 0) return toMemories([]);
-      const rows = this.selectMemories(
+      const rows = this.select<SelectedMemory>(
         'get',
-        (p) =>
-          `SELECT ${this.dialect.memorySelect} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
+        (p) => `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${this.byIds(tenant, missing, p)}`,
       );
       return andThen(rows, toMemories);
     });
@@ -308,10 +307,10 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return this.guard('list', () => {
       assertFilter(filter);
       const plan = planList(options);
-      const rows = this.selectMemories(
+      const rows = this.select<SelectedMemory>(
         'list',
         (p) =>
-          `SELECT ${this.dialect.memorySelect} FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
+          `SELECT ${MEMORY_SELECT} FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
       );
       return andThen(rows, (found) => pageOf(plan, found, (row) => this.dialect.toMemory(row)));
     });
@@ -474,17 +473,6 @@ export abstract class SqlMemoryStore implements MemoryStore {
     const params = this.dialect.params();
     const sql = build(params);
     return this.runner.read(operation, (q) => q.all<R>(sql, params.values));
-  }
-
-  /** {@link select} of whole memory rows (the dialect's `memorySelect`), as their columns. */
-  private selectMemories(operation: string, build: (params: SqlParams) => string): Maybe<SelectedMemory[]> {
-    return andThen(this.select<Record<string, unknown>>(operation, build), (rows) =>
-      rows.map((row) => {
-        const columns = this.dialect.memoryColumns(row);
-        if (columns === null) throw new EngramError('STORE_ERROR', `a memory row read by ${operation} is malformed`);
-        return columns;
-      }),
-    );
   }
 
   /** `m.tenant = … AND m.id` in the (distinct) ids. */

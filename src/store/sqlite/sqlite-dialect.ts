@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../model/json.js';
 import type { MemorySource } from '../../model/memory.js';
-import { MEMORY_SELECT, memoryColumnsFromArray, memoryFromColumns } from '../memory-from-columns.js';
+import { memoryFromColumns } from '../memory-from-columns.js';
 import { SqlParams, type ColumnKind, type SqlDialect } from '../sql/sql-dialect.js';
 import { toEngramError } from './sqlite-errors.js';
 
@@ -47,10 +47,6 @@ export const sqliteDialect: SqlDialect = {
     const statement = `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
     for (const row of rows) sql.run(statement, row);
   },
-  // libsql turns each selected value into a JS value at about 0.2 µs apiece: one JSON array of
-  // the 27 columns, parsed by V8, reads a row in about half the time.
-  memorySelect: `json_array(${MEMORY_SELECT}) AS memory_row`,
-  memoryColumns: (row) => memoryColumnsFromArray(parseJson<unknown>(row.memory_row, null)),
   toMemory(row) {
     return memoryFromColumns(row, {
       tags: parseJson<string[]>(row.tags, []),
