@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type Libsql from 'libsql';
 
+import { rowFactory, type RowFactory } from './row-factory.js';
+
 /**
  * The synchronous SQLite connection every SQLite user of Engram (the store, the API keys, the
  * embedding cache) goes through: the part of better-sqlite3's API they use, over the `libsql`
@@ -195,12 +197,15 @@ function checkNotPromise<T>(out: T): T {
 
 /**
  * Statements run in libsql's raw mode (rows as arrays, the cheapest to read) and rows are built
- * here from the column names, read once and again whenever the row's width changes (SQLite
- * re-prepares a statement after a schema change).
+ * here by a factory compiled from the column names ({@link rowFactory}), made once and again
+ * whenever the row's width changes (SQLite re-prepares a statement after a schema change).
  */
 class LibsqlStatement<P extends unknown[], R> implements SqliteStatement<P, R> {
   private plucked = false;
-  private names: string[] | null = null;
+  /** Builds rows from the column names, made when the first row is read (see {@link rowFactory}). */
+  private makeRow: RowFactory | null = null;
+  /** The number of columns `makeRow` was made for. */
+  private width = -1;
   private openIterators = 0;
 
   constructor(
@@ -277,13 +282,12 @@ class LibsqlStatement<P extends unknown[], R> implements SqliteStatement<P, R> {
 
   private shape(values: unknown[]): R {
     if (this.plucked) return values[0] as R;
-    let names = this.names;
-    if (names === null || names.length !== values.length) {
-      names = this.names = this.statement.columns().map((c) => c.name);
+    let make = this.makeRow;
+    if (make === null || this.width !== values.length) {
+      make = this.makeRow = rowFactory(this.statement.columns().map((c) => c.name));
+      this.width = values.length;
     }
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
-    return row as R;
+    return make(values) as R;
   }
 }
 

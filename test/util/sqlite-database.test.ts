@@ -33,6 +33,14 @@ describe('openSqliteDatabase: reads', () => {
     expect(db.pragma('table_info(t)')).toHaveLength(3);
   });
 
+  it('gives columns of any name, a repeated name keeping its last value', () => {
+    const odd = db.prepare(
+      `SELECT pk AS "a b", x AS "it's", x AS '"q"', 1 AS "名前", pk AS "0", 'first' AS dup, 'last' AS dup FROM t WHERE pk = 2`,
+    );
+    expect(odd.get()).toStrictEqual({ 'a b': 2, "it's": 'v2', '"q"': 'v2', 名前: 1, '0': 2, dup: 'last' });
+    expect(odd.all()).toStrictEqual([odd.get()]);
+  });
+
   it('binds each call its own parameters, whatever the order of get, all, iterate and run on one statement', () => {
     const read = db.prepare<[number], { x: string }>('SELECT x FROM t WHERE pk = ?');
     const insert = db.prepare<[string], { pk: number; x: string }>('INSERT INTO t (x) VALUES (?) RETURNING pk, x');
