@@ -1,4 +1,4 @@
-import { countMatch, DEFAULT_BM25, scoreCounts, type Bm25Params, type Bm25Scores } from './bm25.js';
+import { countMatch, DEFAULT_BM25, queryColumns, scoreCounts, type Bm25Params, type Bm25Scores } from './bm25.js';
 import type { TermDocument } from './term-document.js';
 
 /**
@@ -15,8 +15,7 @@ export function bm25TermIdScores(
 ): Bm25Scores {
   const n = documents.length;
   if (n === 0 || queryIds.length === 0) return { raw: new Float64Array(n), normalized: new Float64Array(n) };
-  const position = new Map<number, number>();
-  for (const id of queryIds) if (!position.has(id)) position.set(id, position.size);
+  const { position, queryPositions } = queryColumns(queryIds);
   const q = position.size;
   // Most ids match no query id: a 1,024-bit filter on the low bits passes over them unlooked-up.
   const filter = new Uint32Array(32);
@@ -44,6 +43,5 @@ export function bm25TermIdScores(
     lengths[i] = length;
     totalLength += length;
   }
-  const queryPositions = queryIds.map((id) => position.get(id) as number);
   return scoreCounts({ tf, df, lengths, totalLength }, queryPositions, n, params);
 }

@@ -101,10 +101,18 @@ export function bm25Scores(
   if (n === 0 || queryTokens.length === 0) return { raw: new Float64Array(n), normalized: new Float64Array(n) };
 
   // Only the query's few distinct tokens are ever counted: a pool is scanned once.
-  const position = new Map<string, number>();
-  for (const token of queryTokens) if (!position.has(token)) position.set(token, position.size);
-  const queryPositions = queryTokens.map((token) => position.get(token) as number);
+  const { position, queryPositions } = queryColumns(queryTokens);
   return scoreCounts(countTerms(position, documents, context), queryPositions, n, params);
+}
+
+/**
+ * The column of each distinct query term in a pool's {@link TermCounts} (in the order first
+ * seen), and each query term's column in query order (a repeated term counts again).
+ */
+export function queryColumns<T>(query: readonly T[]): { position: Map<T, number>; queryPositions: number[] } {
+  const position = new Map<T, number>();
+  for (const term of query) if (!position.has(term)) position.set(term, position.size);
+  return { position, queryPositions: query.map((term) => position.get(term) as number) };
 }
 
 /**
