@@ -1,4 +1,5 @@
 import { cosine } from './cosine.js';
+import { sequentialDots } from './sequential-dots.js';
 
 /** The best cosine of `vector` with any of the query vectors (0 when there are none). */
 export function maxCosine(vector: Float32Array, queries: readonly Float32Array[]): number {
@@ -28,60 +29,36 @@ export interface VectorRows {
   rows: ArrayLike<number>;
   /** `squaredNorm` of each of those rows, in the same order. */
   squaredNorms: ArrayLike<number>;
+  /**
+   * The dot product of each of those rows with a query of `dim` values, summed as
+   * {@link sequentialDots} sums it (bit for bit). @default sequentialDots over `data`
+   */
+  dots?: ((query: Float32Array) => ArrayLike<number>) | undefined;
 }
 
 /**
- * {@link maxCosine} of each of the given rows, bit for bit. `cosine` sums one component after
- * another, so its speed is bound by the latency of each addition, not by the arithmetic: here four
- * rows are summed side by side (four independent chains, each in `cosine`'s order, so each sum is
- * the same double), each query's norm is summed once, and the rows' norms come with them.
+ * {@link maxCosine} of each of the given rows, bit for bit: each row's dot product summed in
+ * `cosine`'s order ({@link sequentialDots}, or the rows' own `dots`), each query's norm summed
+ * once, and the rows' norms come with them.
  */
-export function maxCosinesOfRows({ data, dim, rows, squaredNorms }: VectorRows, queries: readonly Float32Array[]): Float64Array {
+export function maxCosinesOfRows(
+  { data, dim, rows, squaredNorms, dots }: VectorRows,
+  queries: readonly Float32Array[],
+): Float64Array {
   const n = rows.length;
   const out = new Float64Array(n);
   queries.forEach((q, k) => {
     const na = q.length === dim ? squaredNorm(q) : 0;
-    const keep = (j: number, dot: number): void => {
+    // Another length, or a zero query: cosine 0 for every row.
+    const products = na === 0 ? null : dots ? dots(q) : sequentialDots(data, dim, rows, q);
+    for (let j = 0; j < n; j++) {
       const nb = squaredNorms[j] as number;
       let c = 0;
-      if (dim > 0 && na !== 0 && nb !== 0) {
-        const value = dot / (Math.sqrt(na) * Math.sqrt(nb));
+      if (products !== null && dim > 0 && nb !== 0) {
+        const value = (products[j] as number) / (Math.sqrt(na) * Math.sqrt(nb));
         c = Number.isFinite(value) ? value : 0;
       }
       if (k === 0 || c > (out[j] as number)) out[j] = c;
-    };
-    if (na === 0) {
-      // Another length, or a zero query: cosine 0 for every row.
-      for (let j = 0; j < n; j++) keep(j, 0);
-      return;
-    }
-    let j = 0;
-    for (; j + 3 < n; j += 4) {
-      const a = (rows[j] as number) * dim;
-      const b = (rows[j + 1] as number) * dim;
-      const c = (rows[j + 2] as number) * dim;
-      const d = (rows[j + 3] as number) * dim;
-      let da = 0;
-      let db = 0;
-      let dc = 0;
-      let dd = 0;
-      for (let i = 0; i < dim; i++) {
-        const x = q[i] as number;
-        da += x * (data[a + i] as number);
-        db += x * (data[b + i] as number);
-        dc += x * (data[c + i] as number);
-        dd += x * (data[d + i] as number);
-      }
-      keep(j, da);
-      keep(j + 1, db);
-      keep(j + 2, dc);
-      keep(j + 3, dd);
-    }
-    for (; j < n; j++) {
-      const a = (rows[j] as number) * dim;
-      let dot = 0;
-      for (let i = 0; i < dim; i++) dot += (q[i] as number) * (data[a + i] as number);
-      keep(j, dot);
     }
   });
   return out;

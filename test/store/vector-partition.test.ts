@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VectorPartition } from '../../src/store/sqlite/vector-partition.js';
 import { maxCosine } from '../../src/vector/max-cosine.js';
+import type { RowVectorsOptions } from '../../src/vector/row-vectors.js';
 import { unitVector } from '../../src/vector/unit-cosine.js';
 import { jsCosine, seededRandom, slotMeta } from './fixtures/records.js';
 
@@ -22,8 +23,14 @@ function rows(seed: number, n: number, shared: number): Float32Array[] {
   });
 }
 
-function load(vectors: Float32Array[], quantizeAbove: number): VectorPartition {
-  const partition = new VectorPartition(DIM, vectors.length, { quantizeAbove });
+/** Vectors in a JavaScript array (these partitions are small), or in WebAssembly memory from the first row. */
+const PLACES = [
+  { where: 'a JavaScript array', rows: undefined },
+  { where: 'WebAssembly memory', rows: { residentFrom: 0 } },
+];
+
+function load(vectors: Float32Array[], quantizeAbove: number, rowsOptions?: RowVectorsOptions): VectorPartition {
+  const partition = new VectorPartition(DIM, vectors.length, { quantizeAbove, rows: rowsOptions });
   partition.bulkLoad(() => vectors.forEach((v, i) => partition.upsert(`r${i}`, slotMeta(i + 1), v)));
   return partition;
 }
@@ -36,10 +43,10 @@ function exactTop(vectors: Float32Array[], query: Float32Array, k: number): stri
     .map((r) => r.id);
 }
 
-describe('VectorPartition int8 pre-selection', () => {
+describe.each(PLACES)('VectorPartition int8 pre-selection, vectors in $where', ({ rows: rowsOptions }) => {
   it('is used for ordinary embeddings and returns the exact top 100', () => {
     const vectors = rows(1, 3000, 0);
-    const partition = load(vectors, 1000);
+    const partition = load(vectors, 1000, rowsOptions);
     expect(partition.quantized).toBe(true);
     for (const query of queries(2, 20, 0)) {
       expect(partition.search(query, 100, null).map((h) => h.id)).toEqual(exactTop(vectors, query, 100));
@@ -49,7 +56,7 @@ describe('VectorPartition int8 pre-selection', () => {
   it('is refused when every row shares a few large components, and search stays exact', () => {
     // One scale for all dimensions leaves the small, informative components a few int8 steps.
     const vectors = rows(3, 3000, 0.5);
-    const partition = load(vectors, 1000);
+    const partition = load(vectors, 1000, rowsOptions);
     expect(partition.quantized).toBe(false);
     for (const query of queries(4, 20, 0.5)) {
       expect(partition.search(query, 100, null).map((h) => h.id)).toEqual(exactTop(vectors, query, 100));
@@ -63,7 +70,7 @@ describe('VectorPartition int8 pre-selection', () => {
   });
 });
 
-describe('VectorPartition.storedCosines', () => {
+describe.each(PLACES)('VectorPartition.storedCosines, vectors in $where', ({ rows: rowsOptions }) => {
   /** Unit vectors the partition keeps as given (re-normalising changes no bit), with squared norms not exactly 1. */
   const kept = (seed: number, n: number): Float32Array[] =>
     queries(seed, n * 4, 0)
@@ -76,7 +83,7 @@ describe('VectorPartition.storedCosines', () => {
   it('gives maxCosine of the rows held as given, bit for bit, through replacements, removals and growth', () => {
     const vectors = kept(3, 12);
     expect(vectors).toHaveLength(12);
-    const partition = new VectorPartition(DIM, 2);
+    const partition = new VectorPartition(DIM, 2, { quantizeAbove: Infinity, rows: rowsOptions });
     vectors.forEach((v, i) => partition.upsert(`r${i}`, slotMeta(i + 1), v));
     // A rescaled row is left to the caller; a replaced row is scored from its new vector.
     partition.upsert('r0', slotMeta(1), Float32Array.from(vectors[0] as Float32Array, (x) => x * 3));

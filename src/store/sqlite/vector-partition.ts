@@ -1,7 +1,7 @@
 import { maxCosinesOfRows, squaredNorm } from '../../vector/max-cosine.js';
+import { RowVectors, type RowVectorsOptions } from '../../vector/row-vectors.js';
 import type { DenseCandidate } from '../memory-store.js';
 import {
-  dotsAt,
   gatherRows,
   int8PreselectionHolds,
   int8Query,
@@ -51,6 +51,8 @@ export interface VectorPartitionOptions {
    * `Infinity` disables it.
    */
   quantizeAbove: number;
+  /** Where the float32 vectors live (WebAssembly memory once large). @default RowVectors' defaults */
+  rows?: RowVectorsOptions | undefined;
 }
 
 /**
@@ -67,7 +69,8 @@ export interface VectorPartitionOptions {
 export class VectorPartition {
   readonly dim: number;
   private readonly quantizeAbove: number;
-  private data: Float32Array;
+  /** The unit vectors, by slot (large partitions keep them in WebAssembly memory, see `RowVectors`). */
+  private readonly vectors: RowVectors;
   /** `squaredNorm` of each row, as `cosine` sums it: exact cosines of stored vectors need only the dot product. */
   private norms: Float64Array;
   private q8: Int8Array | null = null;
@@ -96,12 +99,17 @@ export class VectorPartition {
   constructor(dim: number, capacity = 64, options: VectorPartitionOptions = { quantizeAbove: Infinity }) {
     this.dim = dim;
     this.quantizeAbove = options.quantizeAbove;
-    this.data = new Float32Array(Math.max(1, capacity) * dim);
+    this.vectors = new RowVectors(dim, Math.max(1, capacity), options.rows);
     this.norms = new Float64Array(Math.max(1, capacity));
   }
 
   get size(): number {
     return this.ids.length;
+  }
+
+  /** Every slot's unit vector, `dim` values each (a view: read it again after an upsert). */
+  private get data(): Float32Array {
+    return this.vectors.data;
   }
 
   /** True when searches pre-select candidates with the int8 copy. */
@@ -114,9 +122,7 @@ export class VectorPartition {
     let remembered = 0;
     for (const m of this.filterMatches.values())
       remembered += m.matching.length * 8 + (m.gathered?.byteLength ?? 0) + (m.mask?.byteLength ?? 0);
-    return (
-      this.data.byteLength + this.norms.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered
-    );
+    return this.vectors.bytes + this.norms.byteLength + (this.q8?.byteLength ?? 0) + this.ids.length * 160 + remembered;
   }
 
   /** Statuses present among the cached rows. */
@@ -172,15 +178,14 @@ export class VectorPartition {
     let slot = this.slotOf.get(id);
     if (slot === undefined) {
       slot = this.ids.length;
-      if ((slot + 1) * this.dim > this.data.length) {
-        const grown = new Float32Array(Math.max(this.data.length * 2, (slot + 1) * this.dim));
-        grown.set(this.data);
-        this.data = grown;
-        const norms = new Float64Array(grown.length / this.dim);
+      if (slot + 1 > this.vectors.capacity) {
+        this.vectors.reserve(slot + 1);
+        const rows = this.vectors.capacity;
+        const norms = new Float64Array(rows);
         norms.set(this.norms);
         this.norms = norms;
         if (this.q8 !== null) {
-          const grownQ = new Int8Array(grown.length);
+          const grownQ = new Int8Array(rows * this.dim);
           grownQ.set(this.q8);
           this.q8 = grownQ;
         }
@@ -276,7 +281,7 @@ export class VectorPartition {
 
   private buildQ8(): void {
     this.version++;
-    this.q8 = new Int8Array(this.data.length);
+    this.q8 = new Int8Array(this.vectors.capacity * this.dim);
     this.q8Scale = this.maxAbs > 0 ? 127 / this.maxAbs : 1;
     for (let slot = 0; slot < this.ids.length; slot++) this.quantizeRow(slot);
   }
@@ -354,7 +359,9 @@ export class VectorPartition {
       rows.push(slot);
       squaredNorms.push(this.norms[slot] as number);
     }
-    const cosines = maxCosinesOfRows({ data: this.data, dim: this.dim, rows, squaredNorms }, queries);
+    const { vectors } = this;
+    const dots = (query: Float32Array) => vectors.sequentialDots(rows, query);
+    const cosines = maxCosinesOfRows({ data: vectors.data, dim: this.dim, rows, squaredNorms, dots }, queries);
     const out = new Map<string, number>();
     found.forEach((id, j) => out.set(id, cosines[j] as number));
     return out;
@@ -429,7 +436,7 @@ export class VectorPartition {
   }
 
   private scoreSlots(slots: readonly number[], query: Float32Array, limit: number): DenseCandidate[] {
-    const cosines = dotsAt(this.data, this.dim, slots, query);
+    const cosines = this.vectors.stridedDots(slots, query);
     const scored: DenseCandidate[] = slots.map((slot, j) => {
       const meta = this.metas[slot] as SlotMeta;
       return {
