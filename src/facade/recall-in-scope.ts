@@ -1,5 +1,5 @@
 import type { RecallResult } from '../model/api.js';
-import { distinctHits, rememberingTextKeys, withValidity } from '../model/distinct-hits.js';
+import { distinctHits, withValidity } from '../model/distinct-hits.js';
 import { EngramError } from '../model/errors.js';
 import { RECALL_OPTION_NAMES, RECALL_PROFILE_NAMES, rejectUnknownFields } from '../model/request-fields.js';
 import { resolveValidity } from '../model/resolve-validity.js';
@@ -68,12 +68,11 @@ export async function recallInScope(
   // Memories flagged as instructions are withheld (listed with the reason) unless asked for.
   let result = await rankWithholding(rank, limit, ctx.limits.maxLimit, include);
   // Two memories with the same normalised text are shown once: rank deeper to fill the gap.
-  const keyOf = rememberingTextKeys();
-  const repeated = result.hits.length - distinctHits(result.hits, keyOf).length;
+  const repeated = result.hits.length - distinctHits(result.hits).length;
   if (repeated > 0)
     result = await rankWithholding(rank, Math.min(limit + repeated, ctx.limits.maxLimit), ctx.limits.maxLimit, include);
-  const hits = distinctHits(result.hits, keyOf).slice(0, limit);
-  const cut = distinctHits([...hits, ...result.cut], keyOf).slice(hits.length);
+  const hits = distinctHits(result.hits).slice(0, limit);
+  const cut = distinctHits([...hits, ...result.cut]).slice(hits.length);
   const explained = validity.includeSuperseded
     ? { hits: withValidity(hits, validity.at), cut: withValidity(cut, validity.at) }
     : { hits, cut };
