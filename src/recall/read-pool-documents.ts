@@ -12,17 +12,20 @@ export interface DocumentSource {
   updatedAt?: string | undefined;
   /** The whole memory, when a channel brought it. */
   memory?: Memory | undefined;
+  /** The store's document of this version, as the profile's analyzer makes it, when a channel brought it. */
+  document?: RankDocument | undefined;
 }
 
 /**
  * The pool document the fusion reads for each candidate, in the order given (`poolDocumentOf`:
  * tokens, and for the spread fusion context and speakers), shared by the core recall and the
- * searcher's stages: from the cache when it knows this version of the memory (by id and last
- * update), else made from the memory a channel brought, or read for every remaining candidate in
- * one store call — texts (with their contexts for the spread fusion) when the store offers them,
- * and the documents themselves where the store keeps the profile's analyzer's,
- * whole rows otherwise or where the store gave no context (those rows are added to `rowsRead`, and
- * every read memory's last update to `readUpdates`). Undefined where the memory is gone.
+ * searcher's stages: the store's own document when a channel brought it; else from the cache when
+ * it knows this version of the memory (by id and last update), or made from the memory a channel
+ * brought; else read for every remaining candidate in one store call — texts (with their contexts
+ * for the spread fusion) when the store offers them, and the documents themselves where the store
+ * keeps the profile's analyzer's, whole rows otherwise or where the store gave no context (those
+ * rows are added to `rowsRead`, and every read memory's last update to `readUpdates`). Undefined
+ * where the memory is gone.
  */
 export async function readPoolDocuments(
   store: MemoryStore,
@@ -39,6 +42,10 @@ export async function readPoolDocuments(
   const unread: number[] = [];
   sources.forEach((s, i) => {
     const { memory, updatedAt } = s;
+    if (s.document) {
+      out[i] = s.document;
+      return;
+    }
     if (memory) {
       out[i] = remember(memory.id, memory.updatedAt, () => poolDocumentOf(memory, profile));
       return;

@@ -1,3 +1,5 @@
+import type { RankDocument } from '../text/term-document.js';
+
 /** One memory of a recall's candidate pool, as the ranking sees it. */
 export interface RecallCandidate {
   id: string;
@@ -9,6 +11,8 @@ export interface RecallCandidate {
   lexicalRank: number | undefined;
   /** Last update, when known (keys the token cache). */
   updatedAt: string | undefined;
+  /** Its document of this version, when a channel brought it (the store's, as the profile's analyzer makes it). */
+  document: RankDocument | undefined;
   /** Normalised pool BM25, raw BM25 and the fused score: written by the ranking. */
   bm25: number;
   bm25Raw: number;
@@ -24,8 +28,9 @@ export function newCandidate(
   updatedAt: string | undefined,
   denseRank: number | undefined,
   lexicalRank: number | undefined,
+  document?: RankDocument | undefined,
 ): RecallCandidate {
-  return { id, cosine, denseRank, lexicalRank, updatedAt, bm25: 0, bm25Raw: 0, speaker: 0, fused: cosine };
+  return { id, cosine, denseRank, lexicalRank, updatedAt, document, bm25: 0, bm25Raw: 0, speaker: 0, fused: cosine };
 }
 
 /** Best first: fused score, then cosine, then id — a total order, so ties are deterministic. */

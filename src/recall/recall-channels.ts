@@ -12,6 +12,8 @@ export interface ChannelRequest {
   lexicalTerms: readonly string[];
   /** Rows of the corpus lexical channel (0 = off). */
   lexicalPool: number;
+  /** The profile's analyzer: candidates may come with their documents (see `SearchExtras.analyzer`). */
+  analyzer?: string | undefined;
 }
 
 /** The rows each channel returned and the milliseconds it took. */
@@ -30,7 +32,7 @@ export async function runRecallChannels(
   request: ChannelRequest,
   now: () => number,
 ): Promise<ChannelRows> {
-  const { filter, queryVector, model } = request;
+  const { filter, queryVector, model, analyzer } = request;
   const useLexical = request.lexicalPool > 0;
   const t0 = now();
   // Rows and the lexical candidates' cosines with the searches: a store whose reads are round
@@ -41,6 +43,7 @@ export async function runRecallChannels(
     model,
     limit: request.densePool,
     withRows: true,
+    analyzer,
   });
   const t1 = now();
   const lexicalPromise = useLexical
@@ -51,6 +54,7 @@ export async function runRecallChannels(
         space: { model, dim: queryVector.length },
         scoreWith: queryVector,
         withRows: true,
+        analyzer,
       })
     : Promise.resolve([]);
   const t2 = now();

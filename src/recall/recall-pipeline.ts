@@ -64,6 +64,7 @@ export async function runRecall(
       densePool,
       lexicalTerms: lexicalPool > 0 ? [...new Set(profile.queryTerms(request.query))] : [],
       lexicalPool,
+      analyzer: profile.analyzer?.name,
     },
     now,
   );

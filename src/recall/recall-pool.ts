@@ -22,15 +22,17 @@ export function mergeChannels(channels: ChannelRows): {
   const byId = new Map<string, RecallCandidate>();
   const rows = new Map<string, Memory>();
   channels.dense.rows.forEach((row, i) => {
-    byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined));
+    byId.set(row.id, newCandidate(row.id, row.cosine, row.updatedAt, i + 1, undefined, row.document));
     if (row.memory) rows.set(row.id, row.memory);
   });
   const lexicalOnly: string[] = [];
   channels.lexical.rows.forEach((row, i) => {
     const seen = byId.get(row.id);
-    if (seen) seen.lexicalRank = i + 1;
-    else {
-      byId.set(row.id, newCandidate(row.id, row.cosine ?? 0, row.updatedAt, undefined, i + 1));
+    if (seen) {
+      seen.lexicalRank = i + 1;
+      seen.document ??= row.document;
+    } else {
+      byId.set(row.id, newCandidate(row.id, row.cosine ?? 0, row.updatedAt, undefined, i + 1, row.document));
       if (row.cosine === undefined) lexicalOnly.push(row.id);
     }
     if (row.memory && !rows.has(row.id)) rows.set(row.id, row.memory);
@@ -81,7 +83,12 @@ export async function candidateDocuments(
   const candidates = [...byId.values()];
   const cache = deps.tokenCache?.view<PoolDocument>(profile.name, tenant);
   const updates = new Map<string, string>();
-  const sources = candidates.map((c) => ({ id: c.id, updatedAt: c.updatedAt, memory: rowsRead?.get(c.id) }));
+  const sources = candidates.map((c) => ({
+    id: c.id,
+    updatedAt: c.updatedAt,
+    memory: rowsRead?.get(c.id),
+    document: c.document,
+  }));
   const found = await readPoolDocuments(deps.store, tenant, sources, profile, cache, rowsRead, updates);
   const documents = new Map<string, RankDocument>();
   candidates.forEach((c, i) => {

@@ -86,6 +86,8 @@ export interface DenseCandidate {
   type?: MemoryType | undefined;
   /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
   memory?: Memory | undefined;
+  /** The row's document as the query's `analyzer` makes it, when asked and the store keeps that analyzer's documents. */
+  document?: TermDocument | undefined;
 }
 
 /** A corpus-level lexical candidate: the memory id and the backend's own relevance (higher is better). */
@@ -103,6 +105,8 @@ export interface LexicalCandidate {
   type?: MemoryType | undefined;
   /** The whole memory, as {@link MemoryStore.get} returns it, when the query asked `withRows` and the backend answered it. */
   memory?: Memory | undefined;
+  /** The row's document as the query's `analyzer` makes it, when asked and the store keeps that analyzer's documents. */
+  document?: TermDocument | undefined;
 }
 
 /**
@@ -114,6 +118,13 @@ export interface LexicalCandidate {
 export interface SearchExtras {
   /** Each candidate's whole row (`memory`). @default false */
   withRows?: boolean | undefined;
+  /**
+   * Name of a `DocumentAnalyzer` whose documents the caller uses as they are: each candidate
+   * may carry its `document`, as `getTexts(…, { analyzer })` would return it, where the store
+   * keeps that analyzer's documents (SQLite: the rows its in-memory lexical index holds).
+   * @default none
+   */
+  analyzer?: string | undefined;
 }
 
 export interface DenseQuery extends SearchExtras {

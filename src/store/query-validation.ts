@@ -6,6 +6,7 @@ import type {
   LexicalGroupQuery,
   LexicalQuery,
   MemoryRecord,
+  SearchExtras,
   SearchGroup,
   StorePatch,
   StoreVector,
@@ -55,9 +56,12 @@ function assertQueryObject(query: unknown): void {
   if (query === null || typeof query !== 'object') throw new EngramError('INVALID_INPUT', 'query must be an object');
 }
 
-function assertWithRows(value: unknown): void {
-  if (value !== undefined && typeof value !== 'boolean')
+/** The extras every search query may ask for: `withRows` a boolean, `analyzer` a name. */
+function assertExtras(query: SearchExtras): void {
+  if (query.withRows !== undefined && typeof query.withRows !== 'boolean')
     throw new EngramError('INVALID_INPUT', 'query.withRows must be a boolean');
+  if (query.analyzer !== undefined && typeof query.analyzer !== 'string')
+    throw new EngramError('INVALID_INPUT', 'query.analyzer must be a string');
 }
 
 /**
@@ -73,7 +77,7 @@ export function assertDenseQuery(query: DenseQuery): void {
   if (!(query.vector instanceof Float32Array) || query.vector.length === 0)
     throw new EngramError('INVALID_VECTOR', 'query.vector must be a non-empty Float32Array');
   assertVector(query.vector, { model: query.model, dim: query.vector.length });
-  assertWithRows(query.withRows);
+  assertExtras(query);
 }
 
 /** Checks a lexical query: an object, a valid filter, a limit, an optional space, an array of terms. */
@@ -83,7 +87,7 @@ export function assertLexicalQuery(query: LexicalQuery): void {
   assertLimit(query.limit, MAX_STORE_LIMIT);
   assertSpace(query.space);
   if (!Array.isArray(query.terms)) throw new EngramError('INVALID_INPUT', 'query.terms must be an array of strings');
-  assertWithRows(query.withRows);
+  assertExtras(query);
   if (query.scoreWith !== undefined) {
     if (query.space === undefined) throw new EngramError('INVALID_INPUT', 'query.scoreWith needs query.space');
     if (!(query.scoreWith instanceof Float32Array))

@@ -4,7 +4,7 @@ import { runRecall, type RecallRequest } from '../../src/recall/recall-pipeline.
 import { ENGRAM_PROFILE, SEED_PROFILE } from '../../src/recall/recall-profile.js';
 import { TokenCache } from '../../src/recall/token-cache.js';
 import type { Memory } from '../../src/model/memory.js';
-import type { MemoryStore, MemoryText } from '../../src/store/memory-store.js';
+import type { MemoryStore, MemoryText, TextOptions } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { randomVector, seededRandom, withVector } from '../store/fixtures/records.js';
 
@@ -14,10 +14,14 @@ const WORDS = ['walrus', 'otter', 'heron', 'badger', 'lynx', 'marten', 'stoat', 
  * A real SQLite store whose reads are recorded (what the pipeline asked for): ids read through
  * getTexts (what both profiles rank by: texts, with their contexts for the spread fusion) and
  * through get (whole rows: the hits returned, and what ranks a candidate whose context the store
- * did not give). With `contextless`, getTexts answers as a store that knows no contexts.
+ * did not give). With `contextless`, getTexts answers as a store that knows no contexts. Unless
+ * `documents`, it answers as a store that keeps no analyzer's documents: its channels bring none
+ * and its texts come without them. Every call reaches the SQLite store itself, so all of them see
+ * its one vector cache.
  */
 async function storeWithTexts(
   contextless = false,
+  documents = false,
 ): Promise<{ store: MemoryStore; asked: string[][]; rows: string[][] }> {
   const sqlite = createSqliteStore({ path: ':memory:' });
   const random = seededRandom(11);
@@ -37,15 +41,20 @@ async function storeWithTexts(
   const asked: string[][] = [];
   const rows: string[][] = [];
   const store: MemoryStore = Object.create(sqlite) as MemoryStore;
-  store.getTexts = async (tenant: string, ids: string[], options?: { context?: boolean }): Promise<MemoryText[]> => {
+  store.getTexts = async (tenant: string, ids: string[], options?: TextOptions): Promise<MemoryText[]> => {
     asked.push([...ids]);
-    if (!contextless) return sqlite.getTexts(tenant, ids, options);
-    return (await sqlite.getTexts(tenant, ids, options)).map(({ id, text, updatedAt }) => ({ id, text, updatedAt }));
+    const texts = await sqlite.getTexts(tenant, ids, options);
+    if (contextless) return texts.map(({ id, text, updatedAt }) => ({ id, text, updatedAt }));
+    return documents ? texts : texts.map(({ document: _, ...text }) => text);
   };
   store.get = (tenant: string, ids: string[]): Promise<Memory[]> => {
     rows.push([...ids]);
     return sqlite.get(tenant, ids);
   };
+  const analyzer = <Q extends { analyzer?: string | undefined }>(query: Q): Q =>
+    documents ? query : { ...query, analyzer: undefined };
+  store.denseSearch = (query) => sqlite.denseSearch(analyzer(query));
+  store.lexicalSearch = (query) => sqlite.lexicalSearch(analyzer(query));
   return { store, asked, rows };
 }
 
@@ -104,6 +113,21 @@ describe('runRecall with a token cache', () => {
     const withContext = await runRecall({ store: plain.store }, request());
     expect(summary(first)).toEqual(summary(withContext));
     expect(first.hits.some((h) => h.explanation.extra !== undefined)).toBe(true);
+  });
+
+  it('ranks from the documents the channels bring, reading no text, with the same hits and explanations', async () => {
+    const { store, asked } = await storeWithTexts(false, true);
+    // The first recall builds the lexical index after the dense search: its hits read their texts.
+    await runRecall({ store }, request());
+    asked.length = 0;
+    const withDocuments = await runRecall({ store }, request());
+    expect(asked).toEqual([]);
+    const plain = await storeWithTexts();
+    const withTexts = await runRecall({ store: plain.store }, request());
+    expect(plain.asked.flat()).toHaveLength(withTexts.poolSize);
+    const explained = (r: typeof withTexts) => r.hits.map((h) => [h.memory.id, h.score, h.explanation]);
+    expect(explained(withDocuments)).toEqual(explained(withTexts));
+    expect(withDocuments.hits).toHaveLength(5);
   });
 
   it('re-reads a candidate whose text changed, and ranks by the new text', async () => {

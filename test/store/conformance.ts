@@ -1342,6 +1342,13 @@ export function runStoreConformance(
         store.denseSearch({ filter, vector, model: 'test-model', limit: 5, withRows: 'yes' as unknown as boolean }),
         'INVALID_INPUT',
       );
+      await expectCode(
+        store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, analyzer: 7 as unknown as string }),
+        'INVALID_INPUT',
+      );
+      // Any store may keep no documents: an analyzer it does not know only brings none.
+      const plain = await store.denseSearch({ filter, vector, model: 'test-model', limit: 5, analyzer: 'no-such-analyzer' });
+      expect(plain.every((hit) => hit.document === undefined)).toBe(true);
     });
 
     // ---------------------------------------------------------------- lexical search

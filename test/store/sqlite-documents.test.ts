@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemoryText } from '../../src/store/memory-store.js';
+import type { MemoryText, SearchGroup } from '../../src/store/memory-store.js';
 import { DocumentArena } from '../../src/store/sqlite/document-arena.js';
 import { createSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import { CONTEXT_ANALYZER } from '../../src/text/document-analyzer.js';
@@ -64,6 +64,61 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
     expect(plain.every((t) => t.document === undefined)).toBe(true);
     const other = await store.getTexts(T, ids, { context: true, analyzer: 'another-analyzer' });
     expect(other.every((t) => t.document === undefined)).toBe(true);
+    await store.close();
+  });
+
+  it('searches asking for the analyzer bring each hit its document, the one getTexts gives', async () => {
+    const store = await openWithIndex();
+    const filter = { scope: { tenant: T } };
+    const vector = randomVector(seededRandom(3), 4);
+    const documentsOf = async (hits: ReadonlyArray<{ id: string; document?: unknown }>) => {
+      const texts = await store.getTexts(
+        T,
+        hits.map((h) => h.id),
+        { context: true, analyzer: ANALYZER },
+      );
+      expectAnalysed(texts);
+      return new Map(texts.map((t) => [t.id, t.document]));
+    };
+    const dense = await store.denseSearch({ filter, vector, model: SPACE.model, limit: 20, analyzer: ANALYZER });
+    const lexical = await store.lexicalSearch({
+      filter,
+      terms: ['paint', 'trip'],
+      limit: 20,
+      space: SPACE,
+      analyzer: ANALYZER,
+    });
+    // The rows are long-term memories: the second group holds them too.
+    const groups: SearchGroup[] = [
+      { types: ['LongTermMemory'], limit: 7 },
+      { types: ['UserMemory', 'LongTermMemory'], limit: 9 },
+    ];
+    const denseGroups = await store.denseSearchGroups({
+      filter,
+      vector,
+      model: SPACE.model,
+      groups,
+      analyzer: ANALYZER,
+    });
+    const lexicalGroups = await store.lexicalSearchGroups({
+      filter,
+      terms: ['paint'],
+      space: SPACE,
+      groups,
+      analyzer: ANALYZER,
+    });
+    for (const hits of [dense, lexical, ...denseGroups, ...lexicalGroups]) {
+      const expected = await documentsOf(hits);
+      for (const hit of hits) expect(hit.document, hit.id).toEqual(expected.get(hit.id));
+    }
+    expect(dense).toHaveLength(20);
+    expect(lexical.length).toBeGreaterThan(5);
+    expect(denseGroups.flat().length + lexicalGroups.flat().length).toBeGreaterThan(10);
+    // Only when asked for, and only the analyzer's own.
+    for (const analyzer of [undefined, 'another-analyzer']) {
+      const hits = await store.denseSearch({ filter, vector, model: SPACE.model, limit: 20, analyzer });
+      expect(hits.every((h) => h.document === undefined)).toBe(true);
+    }
     await store.close();
   });
 

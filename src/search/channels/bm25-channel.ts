@@ -26,6 +26,7 @@ export const bm25Channel: SearchChannel = {
         terms,
         limit: context.limit,
         space: searchSpace(context),
+        analyzer: context.analyzer,
       }),
     );
   },
@@ -37,6 +38,7 @@ export const bm25Channel: SearchChannel = {
       terms,
       groups,
       space: searchSpace(context),
+      analyzer: context.analyzer,
     });
     return lists.map(normalizeLexical);
   },

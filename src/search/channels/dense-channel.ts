@@ -45,7 +45,8 @@ function mergePasses(passes: readonly DensePass[]): ChannelHit[] {
       const seen = merged.get(row.id);
       if (!seen) {
         const extra = priority ? { 'dense.priority': row.cosine } : undefined;
-        merged.set(row.id, { id: row.id, score: row.cosine, extra, updatedAt: row.updatedAt, type: row.type });
+        const { id, cosine: score, updatedAt, type, document } = row;
+        merged.set(id, { id, score, extra, updatedAt, type, document });
       } else {
         seen.score = Math.max(seen.score, row.cosine);
         if (priority) seen.extra = { 'dense.priority': Math.max(seen.extra?.['dense.priority'] ?? -1, row.cosine) };
@@ -64,15 +65,16 @@ function mergePasses(passes: readonly DensePass[]): ChannelHit[] {
 export const denseChannel: SearchChannel = {
   name: 'dense',
   async run(context: ChannelContext): Promise<ChannelHit[]> {
-    const { store, filter, model, limit } = context;
+    const { store, filter, model, limit, analyzer } = context;
     const passes: Array<Promise<DensePass>> = [];
     const priorityFilter = narrowedFilter(filter, context.priority);
     for (const vector of context.queryVectors) {
-      passes.push(store.denseSearch({ filter, vector, model, limit }).then((rows) => ({ rows, priority: false })));
+      const search = store.denseSearch({ filter, vector, model, limit, analyzer });
+      passes.push(search.then((rows) => ({ rows, priority: false })));
       if (priorityFilter) {
         passes.push(
           store
-            .denseSearch({ filter: priorityFilter, vector, model, limit })
+            .denseSearch({ filter: priorityFilter, vector, model, limit, analyzer })
             .then((rows) => ({ rows, priority: true })),
         );
       }
@@ -80,15 +82,18 @@ export const denseChannel: SearchChannel = {
     return mergePasses(await Promise.all(passes));
   },
   async runGroups(context: ChannelContext, groups: SearchGroup[]): Promise<ChannelHit[][]> {
-    const { store, filter, model } = context;
+    const { store, filter, model, analyzer } = context;
     const passes: Array<Promise<{ lists: DenseCandidate[][]; priority: boolean }>> = [];
     const priorityFilter = narrowedFilter(filter, context.priority);
     for (const vector of context.queryVectors) {
       passes.push(
-        denseSearchGroups(store, { filter, vector, model, groups }).then((lists) => ({ lists, priority: false })),
+        denseSearchGroups(store, { filter, vector, model, groups, analyzer }).then((lists) => ({
+          lists,
+          priority: false,
+        })),
       );
       if (priorityFilter) {
-        const search = denseSearchGroups(store, { filter: priorityFilter, vector, model, groups });
+        const search = denseSearchGroups(store, { filter: priorityFilter, vector, model, groups, analyzer });
         passes.push(search.then((lists) => ({ lists, priority: true })));
       }
     }

@@ -1,4 +1,5 @@
 import type { Memory } from '../../model/memory.js';
+import type { TermDocument } from '../../text/term-document.js';
 import type { ChannelContext, ChannelHit, ChannelName, SearchChannel } from './search-channel.js';
 
 /** Candidates of one scope, merged by id, with every channel's score kept. */
@@ -9,6 +10,8 @@ export interface MergedCandidate {
   memory?: Memory | undefined;
   /** The memory's last update, when a channel reported it. */
   updatedAt?: string | undefined;
+  /** The memory's document, when a channel's store brought it (see {@link ChannelHit.document}). */
+  document?: TermDocument | undefined;
 }
 
 /** What {@link runChannels} returns. */
@@ -35,13 +38,15 @@ export function mergeChannelHits(
         const channels: Record<string, number> = {};
         channels[channel] = hit.score;
         if (hit.extra) for (const k in hit.extra) channels[k] = hit.extra[k] as number;
-        candidates.set(hit.id, { id: hit.id, channels, memory: hit.memory, updatedAt: hit.updatedAt });
+        const { id, memory, updatedAt, document } = hit;
+        candidates.set(id, { id, channels, memory, updatedAt, document });
         continue;
       }
       entry.channels[channel] = Math.max(entry.channels[channel] ?? -Infinity, hit.score);
       if (hit.extra) for (const k in hit.extra) entry.channels[k] = hit.extra[k] as number;
       if (hit.memory && !entry.memory) entry.memory = hit.memory;
       if (hit.updatedAt !== undefined && entry.updatedAt === undefined) entry.updatedAt = hit.updatedAt;
+      entry.document ??= hit.document;
     }
   }
   return candidates;

@@ -5,6 +5,7 @@ import type { MemoryStore, SearchGroup } from '../../store/memory-store.js';
 import type { MemoryFilter } from '../../model/memory-filter.js';
 import type { Tokenizer } from '../../text/tokenizer.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
+import type { TermDocument } from '../../text/term-document.js';
 
 /** Names of the retrieval channels inside one scope. */
 export type ChannelName = 'dense' | 'graph' | 'bm25' | 'fulltext' | 'working' | 'internet';
@@ -29,6 +30,8 @@ export interface ChannelContext {
   tokenize: Tokenizer;
   /** Terms for the full-text channel (weighted keyword extraction). */
   keywordTerms: string[];
+  /** The ranking's analyzer: store hits may come with their documents (see `SearchExtras.analyzer`). @default none */
+  analyzer?: string | undefined;
 }
 
 /** One channel's finding. */
@@ -44,6 +47,8 @@ export interface ChannelHit {
   updatedAt?: string | undefined;
   /** The memory's type, when the store reported it (lets a shared pool be split by type without reading). */
   type?: MemoryType | undefined;
+  /** The memory's document as the context's `analyzer` makes it, when the store brought it (ranking reads no text). */
+  document?: TermDocument | undefined;
 }
 
 /** A retrieval channel: finds candidates inside one scope. */

@@ -36,6 +36,7 @@ export function scopeChannelContext(inputs: PathInputs): ChannelContext {
     priority: inputs.priority,
     tokenize: inputs.profile.queryTerms,
     keywordTerms: inputs.keywordTerms,
+    analyzer: inputs.profile.analyzer?.name,
   };
 }
 

@@ -83,6 +83,7 @@ export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInp
     id: e.id,
     memory: e.memory,
     updatedAt: e.updatedAt ?? updates?.get(e.id) ?? estimates.get(e.id)?.updatedAt,
+    document: e.document,
   }));
   const memories = new Map<string, Memory>();
   const documents = await readPoolDocuments(store, scope.tenant, sources, inputs.profile, inputs.documents, memories);

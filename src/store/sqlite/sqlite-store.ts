@@ -13,6 +13,7 @@ import type {
   LexicalCandidate,
   MemoryRecord,
   MemoryText,
+  SearchExtras,
   TextOptions,
   UsageEntry,
 } from '../memory-store.js';
@@ -42,6 +43,9 @@ import { RecentlyUsed } from './recently-used.js';
 import { noteLocalCommit } from './data-version-check.js';
 import type { Maybe } from '../sql/maybe-async.js';
 import type { Scope } from '../../model/scope.js';
+import type { EmbeddingInfo } from '../../model/memory.js';
+import type { MemoryFilter } from '../../model/memory-filter.js';
+import type { TermDocument } from '../../text/term-document.js';
 import type { WarmReport } from '../../model/warm-report.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 
@@ -373,7 +377,24 @@ export class SqliteStore extends SqlMemoryStore {
   }
 
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {
-    return this.whenWarm(query.filter.scope, query.model, unit.length, () => this.denseRows(query, unit));
+    const space = { model: query.model, dim: unit.length };
+    return this.whenWarm(query.filter.scope, query.model, unit.length, () =>
+      this.withDocuments(query, space, this.denseRows(query, unit)),
+    );
+  }
+
+  /** The candidates, each with its document where the query asks for its analyzer's and the cache holds them. */
+  private withDocuments<T extends { id: string; document?: TermDocument | undefined }>(
+    query: SearchExtras & { filter: MemoryFilter },
+    space: EmbeddingInfo,
+    candidates: T[],
+  ): T[] {
+    const { analyzer } = query;
+    if (analyzer !== undefined && this.lazyCache !== null) {
+      const { tenant, user } = query.filter.scope;
+      this.lazyCache.attachDocuments(tenant, space, user ?? ALL_USERS, analyzer, candidates);
+    }
+    return candidates;
   }
 
   private denseRows(query: DenseQuery, unit: Float32Array): DenseCandidate[] {
@@ -420,7 +441,10 @@ export class SqliteStore extends SqlMemoryStore {
           limit: q.limit,
           filter: filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at)),
         }));
-        return partition.searchGroups(unit, groups, this.options.searchThreads);
+        const space = { model: query.model, dim: unit.length };
+        return partition
+          .searchGroups(unit, groups, this.options.searchThreads)
+          .map((list) => this.withDocuments(query, space, list));
       });
     });
   }
@@ -432,7 +456,7 @@ export class SqliteStore extends SqlMemoryStore {
       const { space } = query;
       if (space === undefined) return this.lexical.searchGroups(queries, null);
       return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
-        this.lexical.searchGroups(queries, this.vectorCache()),
+        this.lexical.searchGroups(queries, this.vectorCache()).map((list) => this.withDocuments(query, space, list)),
       );
     });
   }
@@ -441,7 +465,7 @@ export class SqliteStore extends SqlMemoryStore {
     const { space } = query;
     if (space === undefined) return this.lexical.search(query, null);
     return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
-      this.lexical.search(query, this.vectorCache()),
+      this.withDocuments(query, space, this.lexical.search(query, this.vectorCache())),
     );
   }
 

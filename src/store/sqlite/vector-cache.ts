@@ -1,6 +1,7 @@
 import type { SqliteDatabase, SqliteStatement } from '../../util/sqlite-database.js';
 import type { DocumentAnalysis, DocumentAnalyzer } from '../../text/document-analyzer.js';
 import { TermDictionary } from '../../text/term-dictionary.js';
+import type { TermDocument } from '../../text/term-document.js';
 import type { MemoryText, TextOptions } from '../memory-store.js';
 import { DataVersionCheck } from './data-version-check.js';
 import { LexicalIndex } from './lexical-index.js';
@@ -306,6 +307,29 @@ export class VectorCache {
       this.options.onChange?.();
     }
     return { partition: loaded.partition, index: loaded.lexical };
+  }
+
+  /**
+   * Sets on each candidate its document as `analyzer` makes it, where this partition's lexical
+   * index is loaded, is that analyzer's and holds the row (the others are left as they are).
+   * For the candidates of a search of this partition just made: they are rows it holds now.
+   */
+  attachDocuments(
+    tenant: string,
+    space: { model: string; dim: number },
+    user: string,
+    analyzer: string,
+    candidates: ReadonlyArray<{ id: string; document?: TermDocument | undefined }>,
+  ): void {
+    const loaded = this.partitions.get(JSON.stringify([tenant, space.model, space.dim, user]));
+    const index = loaded?.lexical;
+    if (loaded === undefined || index === null || index === undefined || index.analyzerName !== analyzer) return;
+    for (const candidate of candidates) {
+      const pk = loaded.partition.pkOf(candidate.id);
+      const doc = pk === undefined ? undefined : index.docOf(pk);
+      const document = doc === undefined ? null : index.documentOf(doc);
+      if (document !== null) candidate.document = document;
+    }
   }
 
   /**
