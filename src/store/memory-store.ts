@@ -245,9 +245,14 @@ export interface MemoryStore {
   /**
    * Optional. The ids and last updates of the newest `limit` rows matching the filter: the items of
    * `list(filter, { order: 'updatedAt', direction: 'desc', limit })`, in that order, without
-   * reading the rows (the searcher's working path ranks them and then reads only its best).
+   * reading the rows (the searcher's working path ranks them and then reads only its best). With
+   * an `analyzer`, each may carry its `document` as with {@link SearchExtras.analyzer}.
    */
-  newestIds?(filter: MemoryFilter, limit: number): Promise<Array<{ id: string; updatedAt: string }>>;
+  newestIds?(
+    filter: MemoryFilter,
+    limit: number,
+    options?: Pick<SearchExtras, 'analyzer'>,
+  ): Promise<Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }>>;
   count(filter: MemoryFilter): Promise<number>;
   stats(filter: MemoryFilter): Promise<ScopeStats>;
   /** Exact (or ≥ 99%-exact) top-`limit` rows by cosine among rows of `model` matching the filter. */

@@ -1346,6 +1346,8 @@ export function runStoreConformance(
         store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, analyzer: 7 as unknown as string }),
         'INVALID_INPUT',
       );
+      if (store.newestIds)
+        await expectCode(store.newestIds(filter, 5, { analyzer: 7 as unknown as string }), 'INVALID_INPUT');
       // Any store may keep no documents: an analyzer it does not know only brings none.
       const plain = await store.denseSearch({ filter, vector, model: 'test-model', limit: 5, analyzer: 'no-such-analyzer' });
       expect(plain.every((hit) => hit.document === undefined)).toBe(true);

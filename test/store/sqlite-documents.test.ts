@@ -107,7 +107,9 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
       groups,
       analyzer: ANALYZER,
     });
-    for (const hits of [dense, lexical, ...denseGroups, ...lexicalGroups]) {
+    const newest = await store.newestIds(filter, 15, { analyzer: ANALYZER });
+    expect(newest).toHaveLength(15);
+    for (const hits of [dense, lexical, ...denseGroups, ...lexicalGroups, newest]) {
       const expected = await documentsOf(hits);
       for (const hit of hits) expect(hit.document, hit.id).toEqual(expected.get(hit.id));
     }
@@ -116,7 +118,12 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
     expect(denseGroups.flat().length + lexicalGroups.flat().length).toBeGreaterThan(10);
     // Only when asked for, and only the analyzer's own.
     for (const analyzer of [undefined, 'another-analyzer']) {
-      const hits = await store.denseSearch({ filter, vector, model: SPACE.model, limit: 20, analyzer });
+      const hits = [
+        ...(await store.denseSearch({ filter, vector, model: SPACE.model, limit: 20, analyzer })),
+        ...(await store.lexicalSearch({ filter, terms: ['paint', 'trip'], limit: 20, space: SPACE, analyzer })),
+        ...(await store.newestIds(filter, 15, { analyzer })),
+      ];
+      expect(hits).toHaveLength(20 + lexical.length + 15);
       expect(hits.every((h) => h.document === undefined)).toBe(true);
     }
     await store.close();

@@ -11,10 +11,11 @@ export const workingChannel: SearchChannel = {
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     const { store } = context;
     const filter = { ...context.filter, statuses: ['activated' as const] };
-    // Ids alone when the store can: the path ranks them from texts and reads only its best rows.
+    // Ids alone when the store can (with their documents where it keeps them): the path ranks
+    // them from those or their texts, and reads only its best rows.
     if (store.newestIds) {
-      const newest = await store.newestIds(filter, context.limit);
-      return newest.map(({ id, updatedAt }) => ({ id, score: 1, updatedAt }));
+      const newest = await store.newestIds(filter, context.limit, { analyzer: context.analyzer });
+      return newest.map(({ id, updatedAt, document }) => ({ id, score: 1, updatedAt, document }));
     }
     const page = await store.list(filter, { limit: context.limit, order: 'updatedAt', direction: 'desc' });
     return page.items.map((memory) => ({ id: memory.id, score: 1, memory }));

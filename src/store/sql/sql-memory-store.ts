@@ -3,6 +3,7 @@ import { EngramError } from '../../model/errors.js';
 import type { FormationStore } from '../../model/formation/formation-store.js';
 import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
+import type { TermDocument } from '../../text/term-document.js';
 import { maxCosines } from '../../vector/max-cosine.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 import { distinctSpaces } from './embedding-spaces.js';
@@ -16,6 +17,7 @@ import type {
   MemoryRecord,
   MemoryStore,
   MemoryText,
+  SearchExtras,
   TextOptions,
   StorePatch,
   StoreVector,
@@ -116,6 +118,30 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /** Texts (with their contexts when `context`) the backend holds in memory (SQLite's lexical index); the rest are read. */
   protected cachedTexts(_tenant: string, _ids: string[], _options: TextOptions): Map<string, MemoryText> | null {
     return null;
+  }
+
+  /** Documents `analyzer` made of these rows that the backend holds in memory (SQLite's lexical index). */
+  protected cachedDocuments(_tenant: string, _ids: string[], _analyzer: string): Map<string, TermDocument> | null {
+    return null;
+  }
+
+  /** The rows, each with its document where the backend holds `analyzer`'s in memory. */
+  private withDocuments<T extends { id: string; document?: TermDocument | undefined }>(
+    tenant: string,
+    rows: T[],
+    analyzer: string,
+  ): T[] {
+    const documents = this.cachedDocuments(
+      tenant,
+      rows.map((r) => r.id),
+      analyzer,
+    );
+    if (documents !== null)
+      for (const row of rows) {
+        const document = documents.get(row.id);
+        if (document !== undefined) row.document = document;
+      }
+    return rows;
   }
 
   /**
@@ -316,12 +342,21 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  newestIds(filter: MemoryFilter, limit: number): Promise<Array<{ id: string; updatedAt: string }>> {
+  newestIds(
+    filter: MemoryFilter,
+    limit: number,
+    options?: Pick<SearchExtras, 'analyzer'>,
+  ): Promise<Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }>> {
     return this.guard('newestIds', () => {
       assertFilter(filter);
+      const analyzer = options?.analyzer;
+      if (analyzer !== undefined && typeof analyzer !== 'string')
+        throw new EngramError('INVALID_INPUT', 'options.analyzer must be a string');
       // Fresh objects each time: a remembered read is shared.
-      const ids = (rows: ReadonlyArray<{ id: string; updatedAt: string }>) =>
-        rows.slice(0, limit).map((r) => ({ id: r.id, updatedAt: r.updatedAt }));
+      const ids = (rows: ReadonlyArray<{ id: string; updatedAt: string }>) => {
+        const newest = rows.slice(0, limit).map((r) => ({ id: r.id, updatedAt: r.updatedAt }));
+        return analyzer === undefined ? newest : this.withDocuments(filter.scope.tenant, newest, analyzer);
+      };
       const { validAt, ...anyTime } = filter;
       if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
       // Callers pass "now" as `validAt`, a new instant each time: the newest rows regardless of

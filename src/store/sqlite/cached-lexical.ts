@@ -19,6 +19,8 @@ export interface CachedLexicalInput {
   filter: SlotFilter | null;
   terms: readonly TermPostings[];
   limit: number;
+  /** Each candidate also carries its document (the index's analyzer's, see `LexicalIndex.documentOf`). @default false */
+  documents?: boolean | undefined;
 }
 
 /** What {@link rankCachedLexicalGroups} ranks: one list per limit. */
@@ -31,6 +33,8 @@ export interface CachedLexicalGroupsInput {
   terms: readonly TermPostings[];
   /** Working arrays of `index.docCount` zeros, handed back zeroed (saves allocating them per call). */
   scratch?: LexicalScratch | undefined;
+  /** As {@link CachedLexicalInput.documents}. @default false */
+  documents?: boolean | undefined;
 }
 
 /** Per-document working arrays of a ranking pass. */
@@ -85,7 +89,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
     }
   }
   const best = topScored(touched, scores, input.limit);
-  return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
+  return best.map((doc) => candidateOf(index, doc, scores[doc] as number, input.documents === true));
 }
 
 /** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */
@@ -138,7 +142,7 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   const out = limits.map((limit, g) => {
     if (limit <= 0) return [];
     const best = topScored(members[g] as number[], scores, limit);
-    return best.map((doc) => candidateOf(index, doc, scores[doc] as number));
+    return best.map((doc) => candidateOf(index, doc, scores[doc] as number, input.documents === true));
   });
   if (input.scratch) {
     for (const doc of touched) {
@@ -150,8 +154,11 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   return out;
 }
 
-/** A ranked document as a candidate, with the last update and type its row's meta holds. */
-function candidateOf(index: LexicalIndex, doc: number, score: number): LexicalCandidate {
+/** A ranked document as a candidate, with the last update and type its row's meta holds (and its document, when asked). */
+function candidateOf(index: LexicalIndex, doc: number, score: number, withDocument: boolean): LexicalCandidate {
   const { updatedAt, type } = index.metaOf(doc);
-  return { id: index.idOf(doc) as string, score, updatedAt, type };
+  const candidate: LexicalCandidate = { id: index.idOf(doc) as string, score, updatedAt, type };
+  const document = withDocument ? index.documentOf(doc) : null;
+  if (document !== null) candidate.document = document;
+  return candidate;
 }

@@ -114,6 +114,9 @@ export class SqliteLexicalSearch {
   ): LexicalCandidate[][] {
     const { scope } = (queries[0] as LexicalQuery).filter;
     const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
+    // The candidates bring their documents when asked for this index's analyzer.
+    const { analyzer } = queries[0] as LexicalQuery;
+    const documents = analyzer !== undefined && analyzer === index.analyzerName;
     const withDf = terms.map((t) => ({
       ...t,
       keys: t.tokens.map((token) => termKey(t.column, token)),
@@ -146,7 +149,7 @@ export class SqliteLexicalSearch {
     if (queries.length === 1) {
       const q = queries[0] as LexicalQuery;
       const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
-      return [rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit })];
+      return [rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit, documents })];
     }
     // Ranking every match, the postings do not depend on the filter: read once for every query,
     // each row tested once against the queries' common filter and sorted into them by type.
@@ -154,15 +157,15 @@ export class SqliteLexicalSearch {
       const limits = queries.map((q) => q.limit);
       const groups = typeGroups(queries, partition);
       const accept = (doc: number): number => groups(index.idOf(doc) ?? '', index.metaOf(doc));
-      return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept });
+      return rankCachedLexicalGroups({ index, limits, terms: postingsOf(0, null), accept, documents });
     }
     if (queries.length > MAX_GROUPS_PER_PASS) {
       return queries.map((q) => {
         const filter = filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at));
-        return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit });
+        return rankCachedLexical({ index, filter, terms: postingsOf(q.limit, filter), limit: q.limit, documents });
       });
     }
-    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition));
+    return this.boundedGroups(index, queries, kept, typeGroups(queries, partition), documents);
   }
 
   /**
@@ -177,6 +180,7 @@ export class SqliteLexicalSearch {
     queries: LexicalQuery[],
     kept: ReadonlyArray<FtsTerm & { keys: string[]; df: number }>,
     accept: (id: string, meta: SlotMeta) => number,
+    documents: boolean,
   ): LexicalCandidate[][] {
     const caps = queries.map((q) => Math.max(q.limit, this.options.lexicalScanCap));
     const known = new Uint32Array(index.docCount);
@@ -208,7 +212,7 @@ export class SqliteLexicalSearch {
       const bit = 2 ** i;
       const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
       const terms = perQuery[i] ?? [];
-      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch })[0] ?? [];
+      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch, documents })[0] ?? [];
     });
   }
 

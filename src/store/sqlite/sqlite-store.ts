@@ -13,7 +13,6 @@ import type {
   LexicalCandidate,
   MemoryRecord,
   MemoryText,
-  SearchExtras,
   TextOptions,
   UsageEntry,
 } from '../memory-store.js';
@@ -37,15 +36,14 @@ import {
   type VectorPartitionKey,
 } from './sqlite-store-options.js';
 import { ALL_USERS, VectorCache } from './vector-cache.js';
+import type { DocumentOf } from './vector-partition.js';
+import type { TermDocument } from '../../text/term-document.js';
 import { CacheWarmUp } from './cache-warm-up.js';
 import { RowCache } from './row-cache.js';
 import { RecentlyUsed } from './recently-used.js';
 import { noteLocalCommit } from './data-version-check.js';
 import type { Maybe } from '../sql/maybe-async.js';
 import type { Scope } from '../../model/scope.js';
-import type { EmbeddingInfo } from '../../model/memory.js';
-import type { MemoryFilter } from '../../model/memory-filter.js';
-import type { TermDocument } from '../../text/term-document.js';
 import type { WarmReport } from '../../model/warm-report.js';
 import { unitVector } from '../../vector/unit-cosine.js';
 
@@ -333,6 +331,14 @@ export class SqliteStore extends SqlMemoryStore {
     return this.lazyCache?.texts(tenant, ids, options) ?? null;
   }
 
+  protected override cachedDocuments(
+    tenant: string,
+    ids: string[],
+    analyzer: string,
+  ): Map<string, TermDocument> | null {
+    return this.lazyCache?.documents(tenant, ids, analyzer) ?? null;
+  }
+
   protected override get remembersReads(): boolean {
     return this.options.vectorCache;
   }
@@ -377,24 +383,14 @@ export class SqliteStore extends SqlMemoryStore {
   }
 
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {
-    const space = { model: query.model, dim: unit.length };
-    return this.whenWarm(query.filter.scope, query.model, unit.length, () =>
-      this.withDocuments(query, space, this.denseRows(query, unit)),
-    );
+    return this.whenWarm(query.filter.scope, query.model, unit.length, () => this.denseRows(query, unit));
   }
 
-  /** The candidates, each with its document where the query asks for its analyzer's and the cache holds them. */
-  private withDocuments<T extends { id: string; document?: TermDocument | undefined }>(
-    query: SearchExtras & { filter: MemoryFilter },
-    space: EmbeddingInfo,
-    candidates: T[],
-  ): T[] {
-    const { analyzer } = query;
-    if (analyzer !== undefined && this.lazyCache !== null) {
-      const { tenant, user } = query.filter.scope;
-      this.lazyCache.attachDocuments(tenant, space, user ?? ALL_USERS, analyzer, candidates);
-    }
-    return candidates;
+  /** Where the query asks for an analyzer's documents: the partition's, by pk, when the cache keeps them. */
+  private documentsOf(cache: VectorCache, query: DenseQuery | DenseGroupQuery, dim: number): DocumentOf | null {
+    if (query.analyzer === undefined) return null;
+    const { tenant, user } = query.filter.scope;
+    return cache.documentsOf(tenant, { model: query.model, dim }, user ?? ALL_USERS, query.analyzer);
   }
 
   private denseRows(query: DenseQuery, unit: Float32Array): DenseCandidate[] {
@@ -408,13 +404,15 @@ export class SqliteStore extends SqlMemoryStore {
       const rest = filterPredicate({ ...filter, ids: undefined }, partition.statuses(), (at) =>
         partition.coversValidAt(at),
       );
-      return partition.searchIds(unit, filter.ids, query.limit, rest);
+      return partition.searchIds(unit, filter.ids, query.limit, rest, this.documentsOf(cache, query, unit.length));
     }
     return partition.search(
       unit,
       query.limit,
       filterPredicate(filter, partition.statuses(), (at) => partition.coversValidAt(at)),
       this.options.searchThreads,
+      undefined,
+      this.documentsOf(cache, query, unit.length),
     );
   }
 
@@ -441,10 +439,12 @@ export class SqliteStore extends SqlMemoryStore {
           limit: q.limit,
           filter: filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at)),
         }));
-        const space = { model: query.model, dim: unit.length };
-        return partition
-          .searchGroups(unit, groups, this.options.searchThreads)
-          .map((list) => this.withDocuments(query, space, list));
+        return partition.searchGroups(
+          unit,
+          groups,
+          this.options.searchThreads,
+          this.documentsOf(cache, query, unit.length),
+        );
       });
     });
   }
@@ -456,7 +456,7 @@ export class SqliteStore extends SqlMemoryStore {
       const { space } = query;
       if (space === undefined) return this.lexical.searchGroups(queries, null);
       return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
-        this.lexical.searchGroups(queries, this.vectorCache()).map((list) => this.withDocuments(query, space, list)),
+        this.lexical.searchGroups(queries, this.vectorCache()),
       );
     });
   }
@@ -465,7 +465,7 @@ export class SqliteStore extends SqlMemoryStore {
     const { space } = query;
     if (space === undefined) return this.lexical.search(query, null);
     return this.whenWarm(query.filter.scope, space.model, space.dim, () =>
-      this.withDocuments(query, space, this.lexical.search(query, this.vectorCache())),
+      this.lexical.search(query, this.vectorCache()),
     );
   }
 

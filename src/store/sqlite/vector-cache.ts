@@ -18,7 +18,7 @@ import {
 } from './partition-rows.js';
 import { PartitionLoader, type PartitionKey } from './partition-loader.js';
 import type { RecentPartition } from './recent-partitions.js';
-import { VectorPartition } from './vector-partition.js';
+import { VectorPartition, type DocumentOf } from './vector-partition.js';
 
 export { ALL_USERS } from './partition-rows.js';
 
@@ -310,26 +310,41 @@ export class VectorCache {
   }
 
   /**
-   * Sets on each candidate its document as `analyzer` makes it, where this partition's lexical
-   * index is loaded, is that analyzer's and holds the row (the others are left as they are).
-   * For the candidates of a search of this partition just made: they are rows it holds now.
+   * The documents `analyzer` made of this partition's rows, by pk: null unless its lexical index
+   * is loaded and is that analyzer's. For a search of this partition made now.
    */
-  attachDocuments(
+  documentsOf(
     tenant: string,
     space: { model: string; dim: number },
     user: string,
     analyzer: string,
-    candidates: ReadonlyArray<{ id: string; document?: TermDocument | undefined }>,
-  ): void {
-    const loaded = this.partitions.get(JSON.stringify([tenant, space.model, space.dim, user]));
-    const index = loaded?.lexical;
-    if (loaded === undefined || index === null || index === undefined || index.analyzerName !== analyzer) return;
-    for (const candidate of candidates) {
-      const pk = loaded.partition.pkOf(candidate.id);
-      const doc = pk === undefined ? undefined : index.docOf(pk);
-      const document = doc === undefined ? null : index.documentOf(doc);
-      if (document !== null) candidate.document = document;
+  ): DocumentOf | null {
+    const index = this.partitions.get(JSON.stringify([tenant, space.model, space.dim, user]))?.lexical;
+    if (index === null || index === undefined || index.analyzerName !== analyzer) return null;
+    return (pk) => {
+      const doc = index.docOf(pk);
+      return doc === undefined ? null : index.documentOf(doc);
+    };
+  }
+
+  /**
+   * The documents `analyzer` made of the given ids' rows that a loaded lexical index of the tenant
+   * holds (after catching up with the database); other ids are absent.
+   */
+  documents(tenant: string, ids: readonly string[], analyzer: string): Map<string, TermDocument> {
+    this.sync();
+    const out = new Map<string, TermDocument>();
+    for (const p of this.partitions.values()) {
+      const index = p.lexical;
+      if (p.tenant !== tenant || index === null || index.analyzerName !== analyzer) continue;
+      for (const id of ids) {
+        const pk = p.partition.pkOf(id);
+        const doc = pk === undefined ? undefined : index.docOf(pk);
+        const document = doc === undefined ? null : index.documentOf(doc);
+        if (document !== null) out.set(id, document);
+      }
     }
+    return out;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { maxCosinesOfRows, squaredNorm } from '../../vector/max-cosine.js';
 import { RowVectors, type RowVectorsOptions } from '../../vector/row-vectors.js';
+import type { TermDocument } from '../../text/term-document.js';
 import type { DenseCandidate } from '../memory-store.js';
 import {
   gatherRows,
@@ -42,6 +43,9 @@ const GATHER_BELOW = 0.2;
 const Q8_CHECK_QUERIES = 16;
 /** Depth of that check: the size of the recall's dense pool for a limit of 10. */
 const Q8_CHECK_DEPTH = 100;
+
+/** A row's document by its pk, as some analyzer makes it (null when it is not known). */
+export type DocumentOf = (pk: number) => TermDocument | null;
 
 /** Options of a {@link VectorPartition}. */
 export interface VectorPartitionOptions {
@@ -378,6 +382,7 @@ export class VectorPartition {
     filter: SlotFilter | null,
     threads = 0,
     gatherBelow = GATHER_BELOW,
+    documentOf: DocumentOf | null = null,
   ): DenseCandidate[] {
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
@@ -401,7 +406,7 @@ export class VectorPartition {
         slots = this.overFetchSearch(scan, Math.min(m, want), matchMask(match, n), threads);
       }
     }
-    return this.scoreSlots(slots, query, limit);
+    return this.scoreSlots(slots, query, limit, documentOf);
   }
 
   /**
@@ -415,15 +420,22 @@ export class VectorPartition {
     query: Float32Array,
     groups: ReadonlyArray<{ limit: number; filter: SlotFilter | null }>,
     threads = 0,
+    documentOf: DocumentOf | null = null,
   ): DenseCandidate[][] {
-    return groups.map((g) => this.search(query, g.limit, g.filter, threads, GROUP_GATHER_BELOW));
+    return groups.map((g) => this.search(query, g.limit, g.filter, threads, GROUP_GATHER_BELOW, documentOf));
   }
 
   /**
    * Top-`limit` by cosine among the given ids (those cached and accepted by `filter`), looked up
    * directly: the cost follows the number of ids, not the partition size.
    */
-  searchIds(query: Float32Array, ids: Iterable<string>, limit: number, filter: SlotFilter | null): DenseCandidate[] {
+  searchIds(
+    query: Float32Array,
+    ids: Iterable<string>,
+    limit: number,
+    filter: SlotFilter | null,
+    documentOf: DocumentOf | null = null,
+  ): DenseCandidate[] {
     const slots: number[] = [];
     const seen = new Set<number>();
     for (const id of ids) {
@@ -432,22 +444,37 @@ export class VectorPartition {
       seen.add(slot);
       if (filter === null || filter.test(id, this.metas[slot] as SlotMeta)) slots.push(slot);
     }
-    return this.scoreSlots(slots, query, limit);
+    return this.scoreSlots(slots, query, limit, documentOf);
   }
 
-  private scoreSlots(slots: readonly number[], query: Float32Array, limit: number): DenseCandidate[] {
+  /** The best `limit` of these slots by cosine (then id), each with its document when `documentOf` knows it. */
+  private scoreSlots(
+    slots: readonly number[],
+    query: Float32Array,
+    limit: number,
+    documentOf: DocumentOf | null,
+  ): DenseCandidate[] {
     const cosines = this.vectors.stridedDots(slots, query);
-    const scored: DenseCandidate[] = slots.map((slot, j) => {
-      const meta = this.metas[slot] as SlotMeta;
-      return {
-        id: this.ids[slot] as string,
+    const { ids, metas } = this;
+    const order = Array.from(slots, (_, j) => j);
+    order.sort((a, b) => {
+      const idA = ids[slots[a] as number] as string;
+      const idB = ids[slots[b] as number] as string;
+      return (cosines[b] as number) - (cosines[a] as number) || (idA < idB ? -1 : idA > idB ? 1 : 0);
+    });
+    return order.slice(0, limit).map((j) => {
+      const slot = slots[j] as number;
+      const meta = metas[slot] as SlotMeta;
+      const candidate: DenseCandidate = {
+        id: ids[slot] as string,
         cosine: cosines[j] as number,
         updatedAt: meta.updatedAt,
         type: meta.type,
       };
+      const document = documentOf?.(meta.pk);
+      if (document) candidate.document = document;
+      return candidate;
     });
-    scored.sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return scored.slice(0, limit);
   }
 
   /** Slots accepted by `filter`, remembered (with their gathered vectors) until the rows change. */
