@@ -458,9 +458,11 @@ export class VectorPartition {
     const { ids, metas } = this;
     const order = Array.from(slots, (_, j) => j);
     order.sort((a, b) => {
+      const byCosine = (cosines[b] as number) - (cosines[a] as number);
+      if (byCosine !== 0) return byCosine;
       const idA = ids[slots[a] as number] as string;
       const idB = ids[slots[b] as number] as string;
-      return (cosines[b] as number) - (cosines[a] as number) || (idA < idB ? -1 : idA > idB ? 1 : 0);
+      return idA < idB ? -1 : idA > idB ? 1 : 0;
     });
     return order.slice(0, limit).map((j) => {
       const slot = slots[j] as number;
