@@ -183,6 +183,12 @@ export class LexicalIndex {
     return this.arena.document(doc);
   }
 
+  /** {@link documentOf} the live document of a row, by pk; null when the index does not hold it. */
+  documentOfPk(pk: number): TermDocument | null {
+    const doc = this.docOfPk.get(pk);
+    return doc === undefined ? null : this.documentOf(doc);
+  }
+
   lengthOf(doc: number): number {
     return this.docLengths[doc] as number;
   }

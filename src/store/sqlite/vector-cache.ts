@@ -321,10 +321,7 @@ export class VectorCache {
   ): DocumentOf | null {
     const index = this.partitions.get(JSON.stringify([tenant, space.model, space.dim, user]))?.lexical;
     if (index === null || index === undefined || index.analyzerName !== analyzer) return null;
-    return (pk) => {
-      const doc = index.docOf(pk);
-      return doc === undefined ? null : index.documentOf(doc);
-    };
+    return (pk) => index.documentOfPk(pk);
   }
 
   /**
@@ -339,8 +336,7 @@ export class VectorCache {
       if (p.tenant !== tenant || index === null || index.analyzerName !== analyzer) continue;
       for (const id of ids) {
         const pk = p.partition.pkOf(id);
-        const doc = pk === undefined ? undefined : index.docOf(pk);
-        const document = doc === undefined ? null : index.documentOf(doc);
+        const document = pk === undefined ? null : index.documentOfPk(pk);
         if (document !== null) out.set(id, document);
       }
     }
