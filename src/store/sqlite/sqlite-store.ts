@@ -410,9 +410,7 @@ export class SqliteStore extends SqlMemoryStore {
       unit,
       query.limit,
       filterPredicate(filter, partition.statuses(), (at) => partition.coversValidAt(at)),
-      this.options.searchThreads,
-      undefined,
-      this.documentsOf(cache, query, unit.length),
+      { threads: this.options.searchThreads, documentOf: this.documentsOf(cache, query, unit.length) },
     );
   }
 
@@ -439,12 +437,10 @@ export class SqliteStore extends SqlMemoryStore {
           limit: q.limit,
           filter: filterPredicate(q.filter, partition.statuses(), (at) => partition.coversValidAt(at)),
         }));
-        return partition.searchGroups(
-          unit,
-          groups,
-          this.options.searchThreads,
-          this.documentsOf(cache, query, unit.length),
-        );
+        return partition.searchGroups(unit, groups, {
+          threads: this.options.searchThreads,
+          documentOf: this.documentsOf(cache, query, unit.length),
+        });
       });
     });
   }

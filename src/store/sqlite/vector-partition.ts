@@ -47,6 +47,16 @@ const Q8_CHECK_DEPTH = 100;
 /** A row's document by its pk, as some analyzer makes it (null when it is not known). */
 export type DocumentOf = (pk: number) => TermDocument | null;
 
+/** How a {@link VectorPartition} search runs, beyond its query, limit and filter. */
+export interface SlotSearchOptions {
+  /** Threads of the native scan (0 = all cores). @default 0 */
+  threads?: number | undefined;
+  /** Below this share of matching rows, the matching vectors are gathered and searched alone. @default 0.2 */
+  gatherBelow?: number | undefined;
+  /** Gives each candidate its document, by its row's pk. @default none */
+  documentOf?: DocumentOf | null | undefined;
+}
+
 /** Options of a {@link VectorPartition}. */
 export interface VectorPartitionOptions {
   /**
@@ -380,10 +390,9 @@ export class VectorPartition {
     query: Float32Array,
     limit: number,
     filter: SlotFilter | null,
-    threads = 0,
-    gatherBelow = GATHER_BELOW,
-    documentOf: DocumentOf | null = null,
+    options: SlotSearchOptions = {},
   ): DenseCandidate[] {
+    const { threads = 0, gatherBelow = GATHER_BELOW, documentOf = null } = options;
     const n = this.ids.length;
     if (n === 0 || limit <= 0) return [];
     const exact = limit + RESCORE_MARGIN;
@@ -419,10 +428,9 @@ export class VectorPartition {
   searchGroups(
     query: Float32Array,
     groups: ReadonlyArray<{ limit: number; filter: SlotFilter | null }>,
-    threads = 0,
-    documentOf: DocumentOf | null = null,
+    options: Omit<SlotSearchOptions, 'gatherBelow'> = {},
   ): DenseCandidate[][] {
-    return groups.map((g) => this.search(query, g.limit, g.filter, threads, GROUP_GATHER_BELOW, documentOf));
+    return groups.map((g) => this.search(query, g.limit, g.filter, { ...options, gatherBelow: GROUP_GATHER_BELOW }));
   }
 
   /**
