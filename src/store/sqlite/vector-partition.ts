@@ -217,16 +217,17 @@ export class VectorPartition {
     this.slotOfPk.set(meta.pk, slot);
     this.countStatus(meta.status, 1);
     this.countValidity(meta, 1);
-    if (!writeNormalized(this.data, slot * this.dim, vector)) {
+    const data = this.data;
+    if (!writeNormalized(data, slot * this.dim, vector)) {
       this.remove(id);
       return;
     }
-    if (sameValues(this.data, slot * this.dim, vector)) this.rescaled.delete(id);
+    if (sameValues(data, slot * this.dim, vector)) this.rescaled.delete(id);
     else this.rescaled.add(id);
-    this.norms[slot] = squaredNorm(this.data, slot * this.dim, this.dim);
+    this.norms[slot] = squaredNorm(data, slot * this.dim, this.dim);
     let rowMax = 0;
     for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
-      rowMax = Math.max(rowMax, Math.abs(this.data[i] as number));
+      rowMax = Math.max(rowMax, Math.abs(data[i] as number));
     if (rowMax > this.maxAbs) {
       this.maxAbs = rowMax;
       if (this.q8 !== null) this.buildQ8();
@@ -302,9 +303,8 @@ export class VectorPartition {
 
   private quantizeRow(slot: number): void {
     const q8 = this.q8 as Int8Array;
-    const scale = this.q8Scale;
-    for (let i = slot * this.dim, end = i + this.dim; i < end; i++)
-      q8[i] = Math.round((this.data[i] as number) * scale);
+    const { data, q8Scale: scale } = this;
+    for (let i = slot * this.dim, end = i + this.dim; i < end; i++) q8[i] = Math.round((data[i] as number) * scale);
   }
 
   remove(id: string): boolean {
