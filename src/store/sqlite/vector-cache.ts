@@ -329,18 +329,9 @@ export class VectorCache {
    * holds (after catching up with the database); other ids are absent.
    */
   documents(tenant: string, ids: readonly string[], analyzer: string): Map<string, TermDocument> {
-    this.sync();
-    const out = new Map<string, TermDocument>();
-    for (const p of this.partitions.values()) {
-      const index = p.lexical;
-      if (p.tenant !== tenant || index === null || index.analyzerName !== analyzer) continue;
-      for (const id of ids) {
-        const pk = p.partition.pkOf(id);
-        const document = pk === undefined ? null : index.documentOfPk(pk);
-        if (document !== null) out.set(id, document);
-      }
-    }
-    return out;
+    return this.fromIndexes(tenant, ids, (index, doc) =>
+      index.analyzerName === analyzer ? index.documentOf(doc) : null,
+    );
   }
 
   /**
@@ -349,26 +340,15 @@ export class VectorCache {
    * catching up with the database); ids it does not hold are absent.
    */
   texts(tenant: string, ids: readonly string[], options: TextOptions = {}): Map<string, MemoryText> {
-    this.sync();
     const context = options.context === true;
-    const out = new Map<string, MemoryText>();
-    for (const p of this.partitions.values()) {
-      if (p.tenant !== tenant || p.lexical === null) continue;
-      for (const id of ids) {
-        if (out.has(id)) continue;
-        const pk = p.partition.pkOf(id);
-        const doc = pk === undefined ? undefined : p.lexical.docOf(pk);
-        if (doc === undefined) continue;
-        const text = p.lexical.textOf(doc);
-        const { updatedAt, type } = p.lexical.metaOf(doc);
-        const found: MemoryText = { id, text, updatedAt, type };
-        if (context) found.context = p.lexical.contextOf(doc);
-        const document = options.analyzer === p.lexical.analyzerName ? p.lexical.documentOf(doc) : null;
-        if (document !== null) found.document = document;
-        out.set(id, found);
-      }
-    }
-    return out;
+    return this.fromIndexes(tenant, ids, (index, doc, id) => {
+      const { updatedAt, type } = index.metaOf(doc);
+      const found: MemoryText = { id, text: index.textOf(doc), updatedAt, type };
+      if (context) found.context = index.contextOf(doc);
+      const document = options.analyzer === index.analyzerName ? index.documentOf(doc) : null;
+      if (document !== null) found.document = document;
+      return found;
+    });
   }
 
   /**
@@ -387,6 +367,33 @@ export class VectorCache {
    */
   storedCosines(tenant: string, ids: readonly string[], queries: readonly Float32Array[]): Map<string, number> {
     return this.fromPartitions(tenant, ids, (partition, asked) => partition.storedCosines(asked, queries));
+  }
+
+  /**
+   * What `read` makes of each of `ids` (once) whose row a loaded lexical index of the tenant holds
+   * (after catching up with the database), from that index and the row's document number; ids it
+   * makes null of, and the others, are absent.
+   */
+  private fromIndexes<T>(
+    tenant: string,
+    ids: readonly string[],
+    read: (index: LexicalIndex, doc: number, id: string) => T | null,
+  ): Map<string, T> {
+    this.sync();
+    const out = new Map<string, T>();
+    for (const p of this.partitions.values()) {
+      const index = p.lexical;
+      if (p.tenant !== tenant || index === null) continue;
+      for (const id of ids) {
+        if (out.has(id)) continue;
+        const pk = p.partition.pkOf(id);
+        const doc = pk === undefined ? undefined : index.docOf(pk);
+        if (doc === undefined) continue;
+        const value = read(index, doc, id);
+        if (value !== null) out.set(id, value);
+      }
+    }
+    return out;
   }
 
   /** What `read` finds of the ids in the tenant's loaded partitions, each id from the first that holds it. */
