@@ -127,6 +127,12 @@ describe('SQLite store', () => {
     expect(db.pragma('busy_timeout', { simple: true })).toBe(1234);
   });
 
+  it('maps 256 MiB of the file by default, what mmapBytes asks for, and nothing with 0', () => {
+    expect(openStore().database.pragma('mmap_size', { simple: true })).toBe(256 * 1024 * 1024);
+    expect(openStore({ mmapBytes: 2 ** 20 }).database.pragma('mmap_size', { simple: true })).toBe(2 ** 20);
+    expect(openStore({ mmapBytes: 0 }).database.pragma('mmap_size', { simple: true })).toBe(0);
+  });
+
   it('records versioned migrations once and re-applies nothing on reopen', async () => {
     const store = openStore();
     const versions = () => store.database.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();

@@ -13,6 +13,15 @@ export interface SqliteStoreOptions {
    * survives a process crash only, and is faster. @default 'FULL'
    */
   synchronous?: 'FULL' | 'NORMAL' | undefined;
+  /**
+   * Bytes of a database file SQLite reads through a memory map (`PRAGMA mmap_size`) instead of
+   * copying each page it needs into its page cache: a row read outside the row cache (a recall's
+   * new hits, a partition loading) costs about a seventh less. Address space only; the OS pages
+   * the file in as it is read. 0 reads through the page cache alone (the choice where an I/O error
+   * must surface as an error: a failed read of a mapped page ends the process). Ignored for
+   * `':memory:'`. @default 268435456 (256 MiB)
+   */
+  mmapBytes?: number | undefined;
   /** Keep per-partition vectors in memory for fast exact dense search. @default true */
   vectorCache?: boolean | undefined;
   /** Upper bound on cached vector bytes before least recently used partitions are dropped. @default 536870912 (512 MiB) */
@@ -84,6 +93,7 @@ export function resolveSqliteOptions(options: SqliteStoreOptions): ResolvedSqlit
     busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     migrate: options.migrate ?? true,
     synchronous: options.synchronous ?? 'FULL',
+    mmapBytes: Math.max(0, Math.floor(options.mmapBytes ?? 256 * 1024 * 1024)),
     vectorCache: options.vectorCache ?? true,
     vectorCacheMaxBytes: options.vectorCacheMaxBytes ?? 512 * 1024 * 1024,
     rowCacheMaxBytes: options.rowCacheMaxBytes ?? 64 * 1024 * 1024,

@@ -68,7 +68,10 @@ const UNCHANGED_READS = 64;
 function openDatabase(options: ResolvedSqliteOptions): SqliteDatabase {
   const db = openSqliteDatabase(options.path, { timeout: options.busyTimeoutMs });
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
-  if (options.path !== ':memory:' && options.path !== '') db.pragma('journal_mode = WAL');
+  if (options.path !== ':memory:' && options.path !== '') {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`mmap_size = ${options.mmapBytes}`);
+  }
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma('foreign_keys = ON');
   if (options.migrate) applySqliteMigrations(db, undefined, options.clock);
