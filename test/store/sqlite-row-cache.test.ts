@@ -60,6 +60,42 @@ describe('SQLite row cache: reads stay current', () => {
     expect(await store.get(T, [id])).toEqual([]);
   });
 
+  it('keeps a row cached through usage writes, with the counts the database holds', async () => {
+    const id = await cachedRow('used');
+    await store.recordUsage(T, [id], at(901));
+    await store.addUsage!(T, [{ id, count: 3, lastUsedAt: null }]);
+    expect(store.vectorCacheStats().rows).toBe(1);
+    expect((await store.get(T, [id]))[0]?.usage).toEqual({ count: 4, lastUsedAt: at(901) });
+    await store.setUsage!(T, [{ id, count: 7, lastUsedAt: at(903) }]);
+    expect(store.vectorCacheStats().rows).toBe(1);
+    const cached = (await store.get(T, [id]))[0];
+    expect(cached?.usage).toEqual({ count: 7, lastUsedAt: at(903) });
+    // The database agrees: the other connection reads the row from the file.
+    expect((await other.get(T, [id]))[0]).toEqual(cached);
+  });
+
+  it('keeps the committed counts when a usage write rolls back', async () => {
+    const id = await cachedRow('used');
+    await store.recordUsage(T, [id], at(901));
+    // Its update succeeds; a deferred foreign key then fails the COMMIT itself.
+    store.database.exec(`
+      CREATE TABLE refusals (ref INTEGER REFERENCES memories(pk) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER refuse_usage AFTER UPDATE OF use_count ON memories WHEN NEW.use_count > 3
+      BEGIN INSERT INTO refusals VALUES (-1); END`);
+    await expect(store.addUsage!(T, [{ id, count: 5, lastUsedAt: at(902) }])).rejects.toThrow(/FOREIGN KEY/);
+    expect((await store.get(T, [id]))[0]?.usage).toEqual({ count: 1, lastUsedAt: at(901) });
+    expect((await other.get(T, [id]))[0]?.usage).toEqual({ count: 1, lastUsedAt: at(901) });
+    // Inside a transaction the store did not begin, whose outcome it does not see, rolled back too.
+    const db = store.database;
+    expect(() =>
+      db.transaction(() => {
+        void store.recordUsage(T, [id], at(904));
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect((await store.get(T, [id]))[0]?.usage).toEqual({ count: 1, lastUsedAt: at(901) });
+  });
+
   it('shows another connection’s commits, in a later turn and in the same one', async () => {
     const id = await cachedRow('before');
     await other.update(T, id, { text: 'from the other connection', updatedAt: at(900) });

@@ -11,8 +11,9 @@ const ROW_OVERHEAD = 400;
  * a recall reads its hits' rows and a search its pools', so hot rows are kept here and turned
  * into fresh `Memory` objects on every read (callers never share one).
  *
- * Staleness is the owner's to prevent: it {@link forget}s every row it writes (content, status or
- * usage) as it writes it, {@link clear}s everything when another connection committed, and only
+ * Staleness is the owner's to prevent: it {@link forget}s every row whose content or status it
+ * writes as it writes it, {@link revise}s the cached rows whose usage it wrote once that is
+ * committed, {@link clear}s everything when another connection committed, and only
  * {@link remember}s rows read outside a transaction (a rolled-back write must not stay cached).
  */
 export class RowCache {
@@ -21,9 +22,7 @@ export class RowCache {
   /** `maxBytes` 0 keeps nothing. */
   constructor(maxBytes: number) {
     this.rows =
-      maxBytes > 0
-        ? new LRUCache<string, SelectedMemory>({ maxSize: maxBytes, sizeCalculation: rowBytes })
-        : null;
+      maxBytes > 0 ? new LRUCache<string, SelectedMemory>({ maxSize: maxBytes, sizeCalculation: rowBytes }) : null;
   }
 
   /** The cached rows of these ids (the others are absent). */
@@ -40,6 +39,23 @@ export class RowCache {
   remember(tenant: string, rows: readonly SelectedMemory[]): void {
     if (this.rows === null) return;
     for (const row of rows) this.rows.set(key(tenant, row.id), row);
+  }
+
+  /**
+   * Replaces the cached rows of these entries' ids by `revised(row, entry)` (an id not cached stays
+   * absent): for a write whose effect on the row is known, such as usage counts.
+   */
+  revise<E extends { id: string }>(
+    tenant: string,
+    entries: readonly E[],
+    revised: (row: SelectedMemory, entry: E) => SelectedMemory,
+  ): void {
+    if (this.rows === null || this.rows.size === 0) return;
+    for (const entry of entries) {
+      const k = key(tenant, entry.id);
+      const row = this.rows.peek(k);
+      if (row !== undefined) this.rows.set(k, revised(row, entry));
+    }
   }
 
   forget(tenant: string, id: string): void {

@@ -10,6 +10,12 @@ import type { QueryRunner, SqlQueries } from '../sql/query-runner.js';
  */
 export class SqliteRunner implements QueryRunner {
   private readonly statements = new Map<string, SqliteStatement>();
+  /** What {@link afterCommit} holds until the open transaction commits. */
+  private readonly committed: Array<() => void> = [];
+  /** How many {@link transaction}s are running (nested ones are savepoints). */
+  private depth = 0;
+  /** Whether the outermost running {@link transaction} began inside one opened elsewhere. */
+  private insideForeign = false;
   readonly queries: SqlQueries;
 
   constructor(private readonly db: SqliteDatabase) {
@@ -35,13 +41,40 @@ export class SqliteRunner implements QueryRunner {
   }
 
   transaction<T>(_operation: string, work: (sql: SqlQueries) => Maybe<T>): Maybe<T> {
-    return this.db
-      .transaction((): T => {
-        const out = work(this.queries);
-        // A SQLite transaction commits when its function returns: work must not wait.
-        if (out instanceof Promise) throw new Error('a SQLite transaction cannot wait for a promise');
-        return out;
-      })
-      .immediate();
+    const outermost = this.depth === 0;
+    if (outermost) this.insideForeign = this.db.inTransaction;
+    // A savepoint that rolls back drops what it asked to run; the rest waits for the outermost commit.
+    const mark = this.committed.length;
+    this.depth++;
+    try {
+      const out = this.db
+        .transaction((): T => {
+          const result = work(this.queries);
+          // A SQLite transaction commits when its function returns: work must not wait.
+          if (result instanceof Promise) throw new Error('a SQLite transaction cannot wait for a promise');
+          return result;
+        })
+        .immediate();
+      if (outermost) for (const fn of this.committed.splice(0)) fn();
+      return out;
+    } catch (error: unknown) {
+      this.committed.length = mark;
+      throw error;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /**
+   * Runs `fn` once the outermost {@link transaction} now running has committed (at once outside
+   * any transaction); a transaction that rolls back drops it. For caches that must show only
+   * committed rows. Returns false, and drops `fn`, inside a transaction this runner did not begin
+   * (its commit is not seen here): the caller must then forget what it would have updated.
+   */
+  afterCommit(fn: () => void): boolean {
+    if (this.depth > 0 ? this.insideForeign : this.db.inTransaction) return false;
+    if (this.depth > 0) this.committed.push(fn);
+    else fn();
+    return true;
   }
 }

@@ -296,19 +296,37 @@ export class SqliteStore extends SqlMemoryStore {
       'UPDATE memories SET use_count = use_count + ?, last_used_at = coalesce(?, last_used_at) WHERE tenant = ? AND id = ?',
     );
     noteLocalCommit();
-    for (const entry of usage) {
-      this.rows.forget(tenant, entry.id);
-      add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
-    }
+    for (const entry of usage) add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    // A recalled row stays cached with its new count, once that is committed.
+    this.reviseRows(tenant, usage, (row, entry) => ({
+      ...row,
+      use_count: row.use_count + entry.count,
+      last_used_at: entry.lastUsedAt ?? row.last_used_at,
+    }));
   }
 
   protected writeUsage(_sql: unknown, tenant: string, usage: UsageEntry[]): void {
     const set = this.runner.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
     noteLocalCommit();
-    for (const entry of usage) {
-      this.rows.forget(tenant, entry.id);
-      set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
-    }
+    for (const entry of usage) set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
+    this.reviseRows(tenant, usage, (row, entry) => ({
+      ...row,
+      use_count: entry.count,
+      last_used_at: entry.lastUsedAt,
+    }));
+  }
+
+  /**
+   * Revises the cached rows of a usage write once it commits; inside a transaction opened
+   * elsewhere, whose outcome this store does not see, forgets them instead.
+   */
+  private reviseRows(
+    tenant: string,
+    usage: readonly UsageEntry[],
+    revised: (row: SelectedMemory, entry: UsageEntry) => SelectedMemory,
+  ): void {
+    if (!this.runner.afterCommit(() => this.rows.revise(tenant, usage, revised)))
+      for (const entry of usage) this.rows.forget(tenant, entry.id);
   }
 
   protected override afterWrite(kind: WriteKind, rows: number): void {
