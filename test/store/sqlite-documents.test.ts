@@ -129,6 +129,40 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
     await store.close();
   });
 
+  it('a repeated newestIds read brings the documents of the rows it names now: fresh objects, none stale', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.insert(rows(40));
+    const filter = { scope: { tenant: T }, validAt: '2031-01-01T00:00:00.000Z' };
+    // No lexical index loaded yet: no documents, and none remembered as missing.
+    const before = await store.newestIds(filter, 10, { analyzer: ANALYZER });
+    expect(before.every((h) => h.document === undefined)).toBe(true);
+    await store.lexicalSearch({ filter: { scope: { tenant: T } }, terms: ['paint'], limit: 5, space: SPACE });
+    const first = await store.newestIds(filter, 10, { analyzer: ANALYZER });
+    const second = await store.newestIds(filter, 10, { analyzer: ANALYZER });
+    expect(second).toEqual(first);
+    expect(second[0]).not.toBe(first[0]);
+    const expected = await documentsOf(first);
+    for (const hit of first) expect(hit.document, hit.id).toEqual(expected.get(hit.id));
+    // A changed row is a new version: its new document, not the one found for the old.
+    const changed = first[3]?.id as string;
+    await store.update(T, changed, { text: 'kestrel over the lake', updatedAt: '2030-01-01T00:00:00.000Z' });
+    const after = await store.newestIds(filter, 10, { analyzer: ANALYZER });
+    const hit = after.find((h) => h.id === changed);
+    expect(hit?.document && decodeDocument(hit.document).tokens).toEqual(['kestrel', 'over', 'lake']);
+    const again = await documentsOf(after);
+    for (const h of after) expect(h.document, h.id).toEqual(again.get(h.id));
+    await store.close();
+
+    async function documentsOf(hits: ReadonlyArray<{ id: string }>) {
+      const texts = await store.getTexts(
+        T,
+        hits.map((h) => h.id),
+        { analyzer: ANALYZER },
+      );
+      return new Map(texts.map((t) => [t.id, t.document]));
+    }
+  });
+
   it('updates, deletes and the compaction of dead documents keep every document its row’s', async () => {
     const store = await openWithIndex();
     await store.update(T, 'd3', {

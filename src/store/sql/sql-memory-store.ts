@@ -83,6 +83,8 @@ export abstract class SqlMemoryStore implements MemoryStore {
   protected abstract readonly runner: QueryRunner;
   private closed = false;
   private formationStore: SqlFormationStore | null = null;
+  /** Documents found for remembered newest rows, per analyzer (see `newestWithDocuments`). */
+  private readonly newestDocuments = new Map<string, WeakMap<NewestRow, TermDocument>>();
 
   // ------------------------------------------------------------ what each backend writes itself
 
@@ -123,25 +125,6 @@ export abstract class SqlMemoryStore implements MemoryStore {
   /** Documents `analyzer` made of these rows that the backend holds in memory (SQLite's lexical index). */
   protected cachedDocuments(_tenant: string, _ids: string[], _analyzer: string): Map<string, TermDocument> | null {
     return null;
-  }
-
-  /** The rows, each with its document where the backend holds `analyzer`'s in memory. */
-  private withDocuments<T extends { id: string; document?: TermDocument | undefined }>(
-    tenant: string,
-    rows: T[],
-    analyzer: string,
-  ): T[] {
-    const documents = this.cachedDocuments(
-      tenant,
-      rows.map((r) => r.id),
-      analyzer,
-    );
-    if (documents !== null)
-      for (const row of rows) {
-        const document = documents.get(row.id);
-        if (document !== undefined) row.document = document;
-      }
-    return rows;
   }
 
   /**
@@ -353,9 +336,11 @@ export abstract class SqlMemoryStore implements MemoryStore {
       if (analyzer !== undefined && typeof analyzer !== 'string')
         throw new EngramError('INVALID_INPUT', 'options.analyzer must be a string');
       // Fresh objects each time: a remembered read is shared.
-      const ids = (rows: ReadonlyArray<{ id: string; updatedAt: string }>) => {
-        const newest = rows.slice(0, limit).map((r) => ({ id: r.id, updatedAt: r.updatedAt }));
-        return analyzer === undefined ? newest : this.withDocuments(filter.scope.tenant, newest, analyzer);
+      const ids = (rows: readonly NewestRow[]) => {
+        const newest = rows.slice(0, limit);
+        return analyzer === undefined
+          ? newest.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))
+          : this.newestWithDocuments(filter.scope.tenant, newest, analyzer);
       };
       const { validAt, ...anyTime } = filter;
       if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
@@ -366,6 +351,34 @@ export abstract class SqlMemoryStore implements MemoryStore {
         const decided = validAmongNewest(newest, limit, at);
         return decided !== null ? ids(decided) : andThen(this.newestRows(filter, limit), ids);
       });
+    });
+  }
+
+  /**
+   * The newest rows as fresh `{ id, updatedAt }`, each with its document where the backend holds
+   * `analyzer`'s. A remembered read hands out the same row objects while nothing changes, and a
+   * row's version has one document: found documents are kept per row object, so a repeated read
+   * (the searcher's working path, every search) looks none up again.
+   */
+  private newestWithDocuments(
+    tenant: string,
+    rows: readonly NewestRow[],
+    analyzer: string,
+  ): Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }> {
+    let known = this.newestDocuments.get(analyzer);
+    if (known === undefined) this.newestDocuments.set(analyzer, (known = new WeakMap()));
+    const documents = rows.map((r) => known.get(r));
+    const missing = rows.filter((_, i) => documents[i] === undefined).map((r) => r.id);
+    const read = missing.length > 0 ? this.cachedDocuments(tenant, missing, analyzer) : null;
+    return rows.map((r, i) => {
+      let document = documents[i];
+      if (document === undefined && read !== null) {
+        document = read.get(r.id);
+        if (document !== undefined) known.set(r, document);
+      }
+      return document === undefined
+        ? { id: r.id, updatedAt: r.updatedAt }
+        : { id: r.id, updatedAt: r.updatedAt, document };
     });
   }
 
