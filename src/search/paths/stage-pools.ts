@@ -72,7 +72,8 @@ interface Ranked {
  */
 export async function rankStagePools(pools: readonly PathPool[], inputs: PoolInputs): Promise<SearchCandidate[][]> {
   const { store, scope, queryVectors } = inputs;
-  const entries = pools.flatMap((p) => p.entries);
+  const entries: MergedCandidate[] = [];
+  for (const pool of pools) for (const entry of pool.entries) entries.push(entry);
   const spread = inputs.profile.fusion === 'spread';
   // The spread fusion needs every exact cosine: an estimate would only tell the rows' last updates.
   const estimates = spread
@@ -249,6 +250,8 @@ function toCandidates(
       lexicalWeight: fusion.lexicalWeight,
       fused,
       score: fused,
+      // Set by the stage that merges it: present from the start, the object keeps its shape.
+      stage: undefined,
     });
   }
   return out;
