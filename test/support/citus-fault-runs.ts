@@ -28,6 +28,8 @@ export interface RequestCounts {
   notRetryable: number;
   /** Slowest failed request, ms (0 when none failed). */
   slowestFailureMs: number;
+  /** Slowest request, failed or not, ms. */
+  slowestMs: number;
   /** A few distinct failure messages (numbers masked), most frequent first. */
   messages: string[];
 }
@@ -50,6 +52,7 @@ function counts(requests: readonly LoadRequest[]): RequestCounts {
     ...tally(requests),
     notRetryable: failures.filter((r) => r.retryable !== true).length,
     slowestFailureMs: Math.round(Math.max(0, ...failures.map((r) => r.ms))),
+    slowestMs: Math.round(requests.reduce((m, r) => Math.max(m, r.ms), 0)),
     messages: topMessages(failures),
   };
 }
