@@ -83,6 +83,49 @@ describe('SQLite lexical channel from the vector cache', () => {
     }
   });
 
+  it('gives every cached candidate its cosine exactly as the dense search scores it, single and grouped', async () => {
+    const store = open();
+    // Vectors long enough for summation orders to differ in the last bits.
+    const random = seededRandom(5);
+    const rows = corpus(5, 300, 'm', 't').map((r, i) =>
+      withVector(randomVector(random, 96), 'test-model', {
+        id: r.id,
+        scope: r.scope,
+        text: r.text,
+        type: (i % 3 === 0 ? 'UserMemory' : 'LongTermMemory') as MemoryType,
+      }),
+    );
+    await store.insert(rows);
+    const vector = randomVector(seededRandom(9), 96);
+    const filter = { scope: { tenant: 't' } };
+    const space = { model: 'test-model', dim: 96 };
+    const base: LexicalQuery = { filter, terms: ['kiwi', 'apple'], limit: 40, space };
+    const single = await store.lexicalSearch({ ...base, scoreWith: vector });
+    const grouped = await store.lexicalSearchGroups({
+      ...base,
+      scoreWith: vector,
+      groups: [
+        { types: ['UserMemory'], limit: 10 },
+        { types: ['LongTermMemory'], limit: 10 },
+      ],
+    });
+    const found = [...single, ...grouped.flat()];
+    expect(single.length).toBe(40);
+    expect(grouped.flat().length).toBe(20);
+    const dense = await store.denseSearch({
+      filter: { ...filter, ids: [...new Set(found.map((c) => c.id))] },
+      vector,
+      model: space.model,
+      limit: found.length,
+    });
+    const cosineOf = new Map(dense.map((c) => [c.id, c.cosine]));
+    for (const c of found) expect(c.cosine, c.id).toBe(cosineOf.get(c.id));
+    // Without a vector, or with a zero one (similar to nothing), no cosines.
+    for (const c of await store.lexicalSearch(base)) expect(c.cosine).toBeUndefined();
+    for (const c of await store.lexicalSearch({ ...base, scoreWith: new Float32Array(96) }))
+      expect(c.cosine).toBeUndefined();
+  });
+
   it("ranks a tenant with its own statistics: another tenant's memories never change its scores", async () => {
     const alone = open({}, 'alone.db');
     const shared = open({}, 'shared.db');

@@ -1,4 +1,5 @@
 import type { EmbeddingInfo } from '../../model/memory.js';
+import { unitVector } from '../../vector/unit-cosine.js';
 import type { LexicalCandidate, LexicalQuery } from '../memory-store.js';
 import { filterWhere, spaceWhere } from '../sql/filter-where.js';
 import {
@@ -22,6 +23,25 @@ export interface SqliteLexicalOptions {
   lexicalRankAllBelow: number;
   lexicalCommonShare: number;
   lexicalScanCap: number;
+}
+
+/**
+ * Gives each candidate its cosine with `vector` exactly as the dense search scores its row, from
+ * the partition the candidates came from (a recall then needs no second search for them). A zero
+ * vector is similar to nothing there, so it gives none.
+ */
+function scoreWith(partition: VectorPartition, candidates: LexicalCandidate[], vector: Float32Array | undefined): void {
+  if (vector === undefined || candidates.length === 0) return;
+  const unit = unitVector(vector);
+  if (unit === null || unit.every((v) => v === 0)) return;
+  const cosines = partition.cosinesOf(
+    candidates.map((c) => c.id),
+    unit,
+  );
+  candidates.forEach((c, i) => {
+    const cosine = cosines[i];
+    if (cosine !== undefined) c.cosine = cosine;
+  });
 }
 
 /** A WHERE over alias `m` with its parameters. */
@@ -114,6 +134,18 @@ export class SqliteLexicalSearch {
   ): LexicalCandidate[][] {
     const { scope } = (queries[0] as LexicalQuery).filter;
     const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
+    const lists = this.rankCached(partition, index, queries, terms);
+    lists.forEach((list, i) => scoreWith(partition, list, queries[i]?.scoreWith));
+    return lists;
+  }
+
+  /** {@link cachedLexical}'s ranking, each query's best candidates from the partition's index. */
+  private rankCached(
+    partition: VectorPartition,
+    index: LexicalIndex,
+    queries: LexicalQuery[],
+    terms: FtsTerm[],
+  ): LexicalCandidate[][] {
     // The candidates bring their documents when asked for this index's analyzer.
     const { analyzer } = queries[0] as LexicalQuery;
     const documents = analyzer !== undefined && analyzer === index.analyzerName;

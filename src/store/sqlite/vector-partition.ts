@@ -455,6 +455,22 @@ export class VectorPartition {
     return this.scoreSlots(slots, query, limit, documentOf);
   }
 
+  /**
+   * The cosine of each of these rows with a unit `query`, as {@link search} scores it (strided
+   * float64 dots of the cached unit vectors); undefined for an id the partition does not hold.
+   */
+  cosinesOf(ids: readonly string[], query: Float32Array): Array<number | undefined> {
+    const slots: number[] = [];
+    const at = ids.map((id) => {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) return -1;
+      slots.push(slot);
+      return slots.length - 1;
+    });
+    const cosines = slots.length === 0 ? new Float64Array(0) : this.vectors.stridedDots(slots, query);
+    return at.map((j) => (j < 0 ? undefined : (cosines[j] as number)));
+  }
+
   /** The best `limit` of these slots by cosine (then id), each with its document when `documentOf` knows it. */
   private scoreSlots(
     slots: readonly number[],
