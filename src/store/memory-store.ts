@@ -99,6 +99,12 @@ export interface LexicalCandidate {
    * this row, when asked and answered (absent: the caller scores it with `denseSearch`).
    */
   cosine?: number | undefined;
+  /**
+   * The best cosine of the row's stored vector with the query's `storedCosinesWith` vectors,
+   * exactly as {@link MemoryStore.storedCosines} gives it, when asked and answered (absent: the
+   * caller asks `storedCosines`).
+   */
+  storedCosine?: number | undefined;
   /** The memory's last update, given with `cosine` or `memory`, or when the backend has it at hand. */
   updatedAt?: string | undefined;
   /** The memory's type, when the backend has it at hand. */
@@ -150,6 +156,11 @@ export interface LexicalQuery extends SearchExtras {
    * with it and its `updatedAt` (a hint, see {@link SearchExtras}). @default none
    */
   scoreWith?: Float32Array | undefined;
+  /**
+   * Query vectors of `space` (required with them): each candidate may also carry its
+   * `storedCosine` with them and its `updatedAt` (a hint, see {@link SearchExtras}). @default none
+   */
+  storedCosinesWith?: Float32Array[] | undefined;
 }
 
 /** One group of a grouped search: rows of these types (in place of `filter.types`), at most `limit`. */

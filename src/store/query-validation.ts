@@ -94,6 +94,13 @@ export function assertLexicalQuery(query: LexicalQuery): void {
       throw new EngramError('INVALID_VECTOR', 'query.scoreWith must be a Float32Array');
     assertVector(query.scoreWith, query.space);
   }
+  if (query.storedCosinesWith !== undefined) {
+    if (query.space === undefined) throw new EngramError('INVALID_INPUT', 'query.storedCosinesWith needs query.space');
+    const vectors = query.storedCosinesWith;
+    if (!Array.isArray(vectors) || vectors.some((v) => !(v instanceof Float32Array)))
+      throw new EngramError('INVALID_VECTOR', 'query.storedCosinesWith must be an array of Float32Arrays');
+    for (const vector of vectors) assertVector(vector, query.space);
+  }
 }
 
 /** The query of each group of a grouped search: its types in place of the filter's, its limit. */

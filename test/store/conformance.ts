@@ -1329,6 +1329,21 @@ export function runStoreConformance(
             expect(c.updatedAt).toBe((await store.get(T, [c.id]))[0]?.updatedAt);
           }
         }
+        // `storedCosinesWith`: when given, each candidate's best cosine exactly as storedCosines gives it.
+        const vectors = [vector, new Float32Array([0.5, -1, 2, 0, 1, 1, -0.5, 3])];
+        const withStored = await store.lexicalSearch({ ...base, storedCosinesWith: vectors });
+        expect(withStored.map((c) => [c.id, c.score])).toEqual(plain.map((c) => [c.id, c.score]));
+        const stored = await store.storedCosines?.(
+          T,
+          withStored.map((c) => c.id),
+          vectors,
+        );
+        for (const c of withStored) {
+          if (c.storedCosine === undefined) continue;
+          expect(stored, 'a store that gives storedCosine has storedCosines').toBeDefined();
+          expect(c.storedCosine, c.id).toBe(stored?.get(c.id));
+          expect(c.updatedAt).toBe((await store.get(T, [c.id]))[0]?.updatedAt);
+        }
       }
       await expectCode(
         store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, scoreWith: vector }),
@@ -1337,6 +1352,24 @@ export function runStoreConformance(
       await expectCode(
         store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, space, scoreWith: new Float32Array(4) }),
         'DIMENSION_MISMATCH',
+      );
+      await expectCode(
+        store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, storedCosinesWith: [vector] }),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, space, storedCosinesWith: [new Float32Array(4)] }),
+        'DIMENSION_MISMATCH',
+      );
+      await expectCode(
+        store.lexicalSearch({
+          filter,
+          terms: ['kestrel'],
+          limit: 5,
+          space,
+          storedCosinesWith: vector as unknown as Float32Array[],
+        }),
+        'INVALID_VECTOR',
       );
       await expectCode(
         store.denseSearch({ filter, vector, model: 'test-model', limit: 5, withRows: 'yes' as unknown as boolean }),

@@ -13,6 +13,7 @@ import { LexicalIndex, termKey } from '../../src/store/sqlite/lexical-index.js';
 import type { SlotFilter, SlotMeta } from '../../src/store/sqlite/slot-meta.js';
 import { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/index.js';
 import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
 import { makeRecord, randomVector, seededRandom, slotMeta, withVector } from './fixtures/records.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'store-child.ts');
@@ -83,27 +84,31 @@ describe('SQLite lexical channel from the vector cache', () => {
     }
   });
 
-  it('gives every cached candidate its cosine exactly as the dense search scores it, single and grouped', async () => {
+  it('gives every cached candidate its cosines exactly as the dense search and storedCosines score it, single and grouped', async () => {
     const store = open();
-    // Vectors long enough for summation orders to differ in the last bits.
+    // Vectors long enough for summation orders to differ in the last bits; every other one of
+    // unit length, as embedders give them (storedCosines scores those where the cache keeps them).
     const random = seededRandom(5);
-    const rows = corpus(5, 300, 'm', 't').map((r, i) =>
-      withVector(randomVector(random, 96), 'test-model', {
+    const rows = corpus(5, 300, 'm', 't').map((r, i) => {
+      const raw = randomVector(random, 96);
+      return withVector(i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw, 'test-model', {
         id: r.id,
         scope: r.scope,
         text: r.text,
         type: (i % 3 === 0 ? 'UserMemory' : 'LongTermMemory') as MemoryType,
-      }),
-    );
+      });
+    });
     await store.insert(rows);
     const vector = randomVector(seededRandom(9), 96);
+    const vectors = [vector, randomVector(seededRandom(10), 96)];
     const filter = { scope: { tenant: 't' } };
     const space = { model: 'test-model', dim: 96 };
     const base: LexicalQuery = { filter, terms: ['kiwi', 'apple'], limit: 40, space };
-    const single = await store.lexicalSearch({ ...base, scoreWith: vector });
+    const extras = { scoreWith: vector, storedCosinesWith: vectors };
+    const single = await store.lexicalSearch({ ...base, ...extras });
     const grouped = await store.lexicalSearchGroups({
       ...base,
-      scoreWith: vector,
+      ...extras,
       groups: [
         { types: ['UserMemory'], limit: 10 },
         { types: ['LongTermMemory'], limit: 10 },
@@ -112,16 +117,24 @@ describe('SQLite lexical channel from the vector cache', () => {
     const found = [...single, ...grouped.flat()];
     expect(single.length).toBe(40);
     expect(grouped.flat().length).toBe(20);
+    const ids = [...new Set(found.map((c) => c.id))];
     const dense = await store.denseSearch({
-      filter: { ...filter, ids: [...new Set(found.map((c) => c.id))] },
+      filter: { ...filter, ids },
       vector,
       model: space.model,
       limit: found.length,
     });
     const cosineOf = new Map(dense.map((c) => [c.id, c.cosine]));
-    for (const c of found) expect(c.cosine, c.id).toBe(cosineOf.get(c.id));
-    // Without a vector, or with a zero one (similar to nothing), no cosines.
-    for (const c of await store.lexicalSearch(base)) expect(c.cosine).toBeUndefined();
+    const stored = await store.storedCosines('t', ids, vectors);
+    for (const c of found) {
+      expect(c.cosine, c.id).toBe(cosineOf.get(c.id));
+      if (c.storedCosine !== undefined) expect(c.storedCosine, c.id).toBe(stored.get(c.id));
+    }
+    // Both kinds of rows were among them: some scored where they are, the others left to the caller.
+    expect(found.some((c) => c.storedCosine === undefined)).toBe(true);
+    expect(found.filter((c) => c.storedCosine !== undefined).length).toBeGreaterThan(10);
+    // Without vectors, or with a zero one (similar to nothing), no cosines.
+    for (const c of await store.lexicalSearch(base)) expect([c.cosine, c.storedCosine]).toEqual([undefined, undefined]);
     for (const c of await store.lexicalSearch({ ...base, scoreWith: new Float32Array(96) }))
       expect(c.cosine).toBeUndefined();
   });

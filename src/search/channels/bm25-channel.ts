@@ -1,4 +1,4 @@
-import type { SearchGroup } from '../../store/memory-store.js';
+import type { LexicalQuery, SearchGroup } from '../../store/memory-store.js';
 import { lexicalSearchGroups } from './grouped-search.js';
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
 import { normalizeLexical } from './normalize-lexical.js';
@@ -7,6 +7,16 @@ import { searchSpace } from './search-space.js';
 /** Every token of every query text, once. */
 function queryTerms(context: ChannelContext): string[] {
   return [...new Set(context.queryTexts.flatMap((t) => context.tokenize(t)))];
+}
+
+/**
+ * What the channel asks beside the terms: rows of the query vectors' space, with their documents,
+ * and each row's cosines with the query vectors as `storedCosines` gives them (the fusion needs
+ * them for rows no dense channel scored; a store answering from memory saves that second pass).
+ */
+function extras(context: ChannelContext): Pick<LexicalQuery, 'space' | 'analyzer' | 'storedCosinesWith'> {
+  const space = searchSpace(context);
+  return { space, analyzer: context.analyzer, storedCosinesWith: space ? context.queryVectors : undefined };
 }
 
 /**
@@ -25,8 +35,7 @@ export const bm25Channel: SearchChannel = {
         filter: context.filter,
         terms,
         limit: context.limit,
-        space: searchSpace(context),
-        analyzer: context.analyzer,
+        ...extras(context),
       }),
     );
   },
@@ -37,8 +46,7 @@ export const bm25Channel: SearchChannel = {
       filter: context.filter,
       terms,
       groups,
-      space: searchSpace(context),
-      analyzer: context.analyzer,
+      ...extras(context),
     });
     return lists.map(normalizeLexical);
   },

@@ -10,5 +10,6 @@ export function normalizeLexical(rows: LexicalCandidate[]): ChannelHit[] {
     updatedAt: r.updatedAt,
     type: r.type,
     document: r.document,
+    storedCosine: r.storedCosine,
   }));
 }

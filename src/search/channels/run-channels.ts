@@ -12,6 +12,8 @@ export interface MergedCandidate {
   updatedAt?: string | undefined;
   /** The memory's document, when a channel's store brought it (see {@link ChannelHit.document}). */
   document?: TermDocument | undefined;
+  /** See {@link ChannelHit.storedCosine}. */
+  storedCosine?: number | undefined;
 }
 
 /** What {@link runChannels} returns. */
@@ -38,8 +40,8 @@ export function mergeChannelHits(
         const channels: Record<string, number> = {};
         channels[channel] = hit.score;
         if (hit.extra) for (const k in hit.extra) channels[k] = hit.extra[k] as number;
-        const { id, memory, updatedAt, document } = hit;
-        candidates.set(id, { id, channels, memory, updatedAt, document });
+        const { id, memory, updatedAt, document, storedCosine } = hit;
+        candidates.set(id, { id, channels, memory, updatedAt, document, storedCosine });
         continue;
       }
       entry.channels[channel] = Math.max(entry.channels[channel] ?? -Infinity, hit.score);
@@ -47,6 +49,7 @@ export function mergeChannelHits(
       if (hit.memory && !entry.memory) entry.memory = hit.memory;
       if (hit.updatedAt !== undefined && entry.updatedAt === undefined) entry.updatedAt = hit.updatedAt;
       entry.document ??= hit.document;
+      entry.storedCosine ??= hit.storedCosine;
     }
   }
   return candidates;

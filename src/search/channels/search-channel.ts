@@ -49,6 +49,11 @@ export interface ChannelHit {
   type?: MemoryType | undefined;
   /** The memory's document as the context's `analyzer` makes it, when the store brought it (ranking reads no text). */
   document?: TermDocument | undefined;
+  /**
+   * `maxCosine` of the memory's stored vector over the context's query vectors, when the store
+   * gave it (see `LexicalCandidate.storedCosine`): the ranking then scores it no second time.
+   */
+  storedCosine?: number | undefined;
 }
 
 /** A retrieval channel: finds candidates inside one scope. */

@@ -58,7 +58,8 @@ interface Ranked {
  * Ranks every path pool of a stage exactly as each path alone would (`scorePool`, the profile's
  * fusion, over its pool with the best cosine over the query vectors; the best `2·k` by fused
  * score, cosine, id), with each kind of row read once for all pools:
- * 1. the cosines of the candidates no dense channel scored. The spread fusion weighs the cosine by
+ * 1. the cosines of the candidates no dense channel scored and no store gave with its hit (SQLite's
+ *    lexical channel gives `storedCosine` from its vector cache). The spread fusion weighs the cosine by
  *    its spread over the pool, so every candidate needs the exact one the per-path searcher
  *    computes (`maxCosine` of the stored vector): one vector read (SQLite copies them from its
  *    vector cache) and each pool is fused once. The linear fusion is linear in the cosine: the
@@ -132,7 +133,12 @@ async function lastUpdates(
 
 /** Ids of the candidates no dense channel scored, each once. */
 function unscoredIds(entries: readonly MergedCandidate[]): string[] {
-  return [...new Set(entries.filter((e) => e.channels.dense === undefined).map((e) => e.id))];
+  return [...new Set(entries.filter(unscored).map((e) => e.id))];
+}
+
+/** A candidate whose cosine no channel gave: no dense channel scored it, no store gave its `storedCosine`. */
+function unscored(entry: MergedCandidate): boolean {
+  return entry.channels.dense === undefined && entry.storedCosine === undefined;
 }
 
 /** Ids of the candidates no dense channel scored that have a document (the others leave the pool). */
@@ -142,7 +148,7 @@ function unscoredWithDocuments(
 ): string[] {
   const ids = new Set<string>();
   entries.forEach((e, i) => {
-    if (e.channels.dense === undefined && documents[i] !== undefined) ids.add(e.id);
+    if (unscored(e) && documents[i] !== undefined) ids.add(e.id);
   });
   return [...ids];
 }
@@ -167,6 +173,7 @@ function fusePool(
     const dense = entry.channels.dense;
     // Without query vectors every cosine is 0 (the per-path searcher's `maxCosine` of nothing).
     if (dense !== undefined || noVectors) docs.push({ entry, document, cosine: dense ?? 0, exact: true });
+    else if (entry.storedCosine !== undefined) docs.push({ entry, document, cosine: entry.storedCosine, exact: true });
     else {
       const known = cosines.get(entry.id);
       if (typeof known === 'number') docs.push({ entry, document, cosine: known, exact: true });

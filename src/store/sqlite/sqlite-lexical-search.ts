@@ -26,12 +26,31 @@ export interface SqliteLexicalOptions {
 }
 
 /**
- * Gives each candidate its cosine with `vector` exactly as the dense search scores its row, from
- * the partition the candidates came from (a recall then needs no second search for them). A zero
+ * The cosines a query asks its candidates to carry, from the partition they came from (a recall
+ * or a search then scores none of them again): `scoreWith`'s as the dense search scores the row,
+ * `storedCosinesWith`'s as `storedCosines` gives them.
+ */
+function scoreCandidates(partition: VectorPartition, candidates: LexicalCandidate[], query: LexicalQuery): void {
+  if (candidates.length === 0) return;
+  scoreWith(partition, candidates, query.scoreWith);
+  const vectors = query.storedCosinesWith;
+  if (vectors === undefined) return;
+  const stored = partition.storedCosines(
+    candidates.map((c) => c.id),
+    vectors,
+  );
+  for (const c of candidates) {
+    const cosine = stored.get(c.id);
+    if (cosine !== undefined) c.storedCosine = cosine;
+  }
+}
+
+/**
+ * Gives each candidate its cosine with `vector` exactly as the dense search scores its row. A zero
  * vector is similar to nothing there, so it gives none.
  */
 function scoreWith(partition: VectorPartition, candidates: LexicalCandidate[], vector: Float32Array | undefined): void {
-  if (vector === undefined || candidates.length === 0) return;
+  if (vector === undefined) return;
   const unit = unitVector(vector);
   if (unit === null || unit.every((v) => v === 0)) return;
   const cosines = partition.cosinesOf(
@@ -135,7 +154,7 @@ export class SqliteLexicalSearch {
     const { scope } = (queries[0] as LexicalQuery).filter;
     const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
     const lists = this.rankCached(partition, index, queries, terms);
-    lists.forEach((list, i) => scoreWith(partition, list, queries[i]?.scoreWith));
+    lists.forEach((list, i) => scoreCandidates(partition, list, queries[i] as LexicalQuery));
     return lists;
   }
 

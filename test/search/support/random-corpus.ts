@@ -1,6 +1,7 @@
 import type { MemoryType } from '../../../src/model/memory-type.js';
 import { MEMORY_TYPES } from '../../../src/model/memory-type.js';
 import type { MemoryRecord } from '../../../src/store/memory-store.js';
+import { unitVector } from '../../../src/vector/unit-cosine.js';
 
 /** Seeded PRNG (mulberry32) returning floats in [0, 1). */
 export function seeded(seed: number): () => number {
@@ -111,7 +112,10 @@ export function randomRecords(
     texts.push(text);
     const at = new Date(Date.UTC(2026, 0, 1) + int(1e9)).toISOString();
     const vectorKind = rand();
-    const vector = vectorKind < 0.06 ? null : randomVector(rand, dim, topics);
+    const raw = vectorKind < 0.06 ? null : randomVector(rand, dim, topics);
+    // Every other row of unit length, as embedders give them: a store may then score the stored
+    // vector where it keeps it (SQLite's `storedCosines`), the others it reads.
+    const vector = raw !== null && i % 2 === 0 ? unitVector(raw) : raw;
     return {
       id: `m${String(i).padStart(4, '0')}`,
       text,
