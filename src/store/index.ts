@@ -7,6 +7,8 @@ export type {
   MemoryRecord,
   MemoryStore,
   MemoryText,
+  NewestId,
+  NewestIdsOptions,
   TextOptions,
   UsageEntry,
 } from './memory-store.js';

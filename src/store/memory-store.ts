@@ -163,6 +163,21 @@ export interface LexicalQuery extends SearchExtras {
   storedCosinesWith?: Float32Array[] | undefined;
 }
 
+/** What {@link MemoryStore.newestIds} may also give with each id (hints, see {@link SearchExtras}). */
+export interface NewestIdsOptions extends Pick<SearchExtras, 'analyzer'> {
+  /** Query vectors: each row may carry its `storedCosine` with them. @default none */
+  storedCosinesWith?: Float32Array[] | undefined;
+}
+
+/** One row of {@link MemoryStore.newestIds}. */
+export interface NewestId {
+  id: string;
+  updatedAt: string;
+  document?: TermDocument | undefined;
+  /** As {@link LexicalCandidate.storedCosine}. */
+  storedCosine?: number | undefined;
+}
+
 /** One group of a grouped search: rows of these types (in place of `filter.types`), at most `limit`. */
 export interface SearchGroup {
   types: MemoryType[];
@@ -257,13 +272,10 @@ export interface MemoryStore {
    * Optional. The ids and last updates of the newest `limit` rows matching the filter: the items of
    * `list(filter, { order: 'updatedAt', direction: 'desc', limit })`, in that order, without
    * reading the rows (the searcher's working path ranks them and then reads only its best). With
-   * an `analyzer`, each may carry its `document` as with {@link SearchExtras.analyzer}.
+   * an `analyzer`, each may carry its `document` as with {@link SearchExtras.analyzer}; with
+   * `storedCosinesWith`, its `storedCosine` as with {@link LexicalQuery.storedCosinesWith}.
    */
-  newestIds?(
-    filter: MemoryFilter,
-    limit: number,
-    options?: Pick<SearchExtras, 'analyzer'>,
-  ): Promise<Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }>>;
+  newestIds?(filter: MemoryFilter, limit: number, options?: NewestIdsOptions): Promise<NewestId[]>;
   count(filter: MemoryFilter): Promise<number>;
   stats(filter: MemoryFilter): Promise<ScopeStats>;
   /** Exact (or ≥ 99%-exact) top-`limit` rows by cosine among rows of `model` matching the filter. */

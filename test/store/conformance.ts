@@ -858,6 +858,45 @@ export function runStoreConformance(
       await expectCode(store.newestIds({ scope: { tenant: T } }, 0), 'INVALID_LIMIT');
     });
 
+    test('newestIds with storedCosinesWith gives the same rows, each cosine it gives as storedCosines does', async () => {
+      if (!store.newestIds) return;
+      const T = tenant();
+      const random = seededRandom(41);
+      const unit = (v: Float32Array): Float32Array => {
+        const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+        return v.map((x) => x / n);
+      };
+      await store.insert(
+        Array.from({ length: 12 }, (_, i) =>
+          withVector(i % 2 === 0 ? unit(randomVector(random, 8)) : randomVector(random, 8), 'test-model', {
+            scope: { tenant: T },
+            updatedAt: at(i),
+          }),
+        ),
+      );
+      const filter = { scope: { tenant: T } };
+      // A store with a vector cache answers from it once it holds the rows.
+      await store.denseSearch({ filter, vector: randomVector(random, 8), model: 'test-model', limit: 3 });
+      const vectors = [randomVector(random, 8), randomVector(random, 8)];
+      const plain = await store.newestIds(filter, 10);
+      const scored = await store.newestIds(filter, 10, { storedCosinesWith: vectors });
+      expect(scored.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))).toEqual(plain);
+      const stored = await store.storedCosines?.(
+        T,
+        scored.map((r) => r.id),
+        vectors,
+      );
+      for (const r of scored) {
+        if (r.storedCosine === undefined) continue;
+        expect(stored, 'a store that gives storedCosine has storedCosines').toBeDefined();
+        expect(r.storedCosine, r.id).toBe(stored?.get(r.id));
+      }
+      await expectCode(
+        store.newestIds(filter, 5, { storedCosinesWith: 'v' as unknown as Float32Array[] }),
+        'INVALID_VECTOR',
+      );
+    });
+
     test('newestIds with validAt gives what list gives at every instant, also after writes', async () => {
       if (!store.newestIds) return;
       const T = tenant();

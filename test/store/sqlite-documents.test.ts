@@ -5,6 +5,7 @@ import { createSqliteStore, type SqliteStoreOptions } from '../../src/store/sqli
 import { CONTEXT_ANALYZER } from '../../src/text/document-analyzer.js';
 import { TermDictionary } from '../../src/text/term-dictionary.js';
 import { decodeDocument } from '../../src/text/term-document.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
 import { randomVector, seededRandom, withVector } from './fixtures/records.js';
 
 const T = 'docs-tenant';
@@ -161,6 +162,35 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
       );
       return new Map(texts.map((t) => [t.id, t.document]));
     }
+  });
+
+  it('newestIds gives the rows the vector cache holds bit for bit their storedCosine, the others none', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    const random = seededRandom(8);
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const raw = randomVector(random, 24);
+      const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
+      return withVector(vector, 'test-model', { id: `n${i}`, scope: { tenant: T }, text: `row ${i}` });
+    });
+    await store.insert(records);
+    const filter = { scope: { tenant: T } };
+    const vectors = [randomVector(random, 24)];
+    // Before the partition is loaded nothing is in memory: no cosine, and no read for one.
+    expect(
+      (await store.newestIds(filter, 40, { storedCosinesWith: vectors })).some((r) => r.storedCosine !== undefined),
+    ).toBe(false);
+    await store.preloadVectors({ tenant: T, model: 'test-model', dim: 24 });
+    const rows = await store.newestIds(filter, 40, { storedCosinesWith: vectors });
+    const stored = await store.storedCosines(
+      T,
+      rows.map((r) => r.id),
+      vectors,
+    );
+    const given = rows.filter((r) => r.storedCosine !== undefined);
+    expect(given.length).toBeGreaterThan(5);
+    expect(given.length).toBeLessThan(rows.length);
+    for (const r of given) expect(r.storedCosine, r.id).toBe(stored.get(r.id));
+    await store.close();
   });
 
   it('updates, deletes and the compaction of dead documents keep every document its row’s', async () => {

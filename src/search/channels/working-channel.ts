@@ -11,11 +11,20 @@ export const workingChannel: SearchChannel = {
   async run(context: ChannelContext): Promise<ChannelHit[]> {
     const { store } = context;
     const filter = { ...context.filter, statuses: ['activated' as const] };
-    // Ids alone when the store can (with their documents where it keeps them): the path ranks
-    // them from those or their texts, and reads only its best rows.
+    // Ids alone when the store can (with their documents and cosines where it keeps them): the
+    // path ranks them from those or their texts, and reads only its best rows.
     if (store.newestIds) {
-      const newest = await store.newestIds(filter, context.limit, { analyzer: context.analyzer });
-      return newest.map(({ id, updatedAt, document }) => ({ id, score: 1, updatedAt, document }));
+      const newest = await store.newestIds(filter, context.limit, {
+        analyzer: context.analyzer,
+        storedCosinesWith: context.queryVectors.length > 0 ? context.queryVectors : undefined,
+      });
+      return newest.map(({ id, updatedAt, document, storedCosine }) => ({
+        id,
+        score: 1,
+        updatedAt,
+        document,
+        storedCosine,
+      }));
     }
     const page = await store.list(filter, { limit: context.limit, order: 'updatedAt', direction: 'desc' });
     return page.items.map((memory) => ({ id: memory.id, score: 1, memory }));

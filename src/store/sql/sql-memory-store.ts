@@ -17,7 +17,8 @@ import type {
   MemoryRecord,
   MemoryStore,
   MemoryText,
-  SearchExtras,
+  NewestId,
+  NewestIdsOptions,
   TextOptions,
   StorePatch,
   StoreVector,
@@ -325,22 +326,23 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  newestIds(
-    filter: MemoryFilter,
-    limit: number,
-    options?: Pick<SearchExtras, 'analyzer'>,
-  ): Promise<Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }>> {
+  newestIds(filter: MemoryFilter, limit: number, options?: NewestIdsOptions): Promise<NewestId[]> {
     return this.guard('newestIds', () => {
       assertFilter(filter);
       const analyzer = options?.analyzer;
       if (analyzer !== undefined && typeof analyzer !== 'string')
         throw new EngramError('INVALID_INPUT', 'options.analyzer must be a string');
+      const vectors = options?.storedCosinesWith;
+      if (vectors !== undefined) assertQueryVectors(vectors);
       // Fresh objects each time: a remembered read is shared.
-      const ids = (rows: readonly NewestRow[]) => {
+      const ids = (rows: readonly NewestRow[]): NewestId[] => {
         const newest = rows.slice(0, limit);
-        return analyzer === undefined
-          ? newest.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))
-          : this.newestWithDocuments(filter.scope.tenant, newest, analyzer);
+        const out: NewestId[] =
+          analyzer === undefined
+            ? newest.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))
+            : this.newestWithDocuments(filter.scope.tenant, newest, analyzer);
+        if (vectors !== undefined && out.length > 0) this.withStoredCosines(filter.scope.tenant, out, vectors);
+        return out;
       };
       const { validAt, ...anyTime } = filter;
       if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
@@ -360,11 +362,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
    * row's version has one document: found documents are kept per row object, so a repeated read
    * (the searcher's working path, every search) looks none up again.
    */
-  private newestWithDocuments(
-    tenant: string,
-    rows: readonly NewestRow[],
-    analyzer: string,
-  ): Array<{ id: string; updatedAt: string; document?: TermDocument | undefined }> {
+  private newestWithDocuments(tenant: string, rows: readonly NewestRow[], analyzer: string): NewestId[] {
     let known = this.newestDocuments.get(analyzer);
     if (known === undefined) this.newestDocuments.set(analyzer, (known = new WeakMap()));
     const documents = rows.map((r) => known.get(r));
@@ -380,6 +378,20 @@ export abstract class SqlMemoryStore implements MemoryStore {
         ? { id: r.id, updatedAt: r.updatedAt }
         : { id: r.id, updatedAt: r.updatedAt, document };
     });
+  }
+
+  /** Gives each row the `storedCosine` the backend can tell from memory ({@link cachedCosines}). */
+  private withStoredCosines(tenant: string, rows: NewestId[], vectors: readonly Float32Array[]): void {
+    const cosines = this.cachedCosines(
+      tenant,
+      rows.map((r) => r.id),
+      vectors,
+    );
+    if (cosines === null) return;
+    for (const row of rows) {
+      const cosine = cosines.get(row.id);
+      if (cosine !== undefined) row.storedCosine = cosine;
+    }
   }
 
   private newestRows(filter: MemoryFilter, limit: number): Maybe<NewestRow[]> {
