@@ -56,6 +56,29 @@ export interface ConformanceOptions {
 /** Every test name of the suite, for backends that want to check their skip list. */
 export const CONFORMANCE_TESTS: string[] = [];
 
+/**
+ * Each `storedCosine` a store gave with its rows (it may leave them out) is the one its
+ * `storedCosines` gives, and comes with the row's last update.
+ */
+async function expectStoredCosines(
+  store: MemoryStore,
+  tenant: string,
+  rows: ReadonlyArray<{ id: string; storedCosine?: number | undefined; updatedAt?: string | undefined }>,
+  vectors: Float32Array[],
+): Promise<void> {
+  const stored = await store.storedCosines?.(
+    tenant,
+    rows.map((r) => r.id),
+    vectors,
+  );
+  for (const r of rows) {
+    if (r.storedCosine === undefined) continue;
+    expect(stored, 'a store that gives storedCosine has storedCosines').toBeDefined();
+    expect(r.storedCosine, r.id).toBe(stored?.get(r.id));
+    expect(r.updatedAt, r.id).toBe((await store.get(tenant, [r.id]))[0]?.updatedAt);
+  }
+}
+
 let tenantCounter = 0;
 function tenant(label = 't'): string {
   tenantCounter++;
@@ -881,16 +904,7 @@ export function runStoreConformance(
       const plain = await store.newestIds(filter, 10);
       const scored = await store.newestIds(filter, 10, { storedCosinesWith: vectors });
       expect(scored.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))).toEqual(plain);
-      const stored = await store.storedCosines?.(
-        T,
-        scored.map((r) => r.id),
-        vectors,
-      );
-      for (const r of scored) {
-        if (r.storedCosine === undefined) continue;
-        expect(stored, 'a store that gives storedCosine has storedCosines').toBeDefined();
-        expect(r.storedCosine, r.id).toBe(stored?.get(r.id));
-      }
+      await expectStoredCosines(store, T, scored, vectors);
       await expectCode(
         store.newestIds(filter, 5, { storedCosinesWith: 'v' as unknown as Float32Array[] }),
         'INVALID_VECTOR',
@@ -1372,17 +1386,7 @@ export function runStoreConformance(
         const vectors = [vector, new Float32Array([0.5, -1, 2, 0, 1, 1, -0.5, 3])];
         const withStored = await store.lexicalSearch({ ...base, storedCosinesWith: vectors });
         expect(withStored.map((c) => [c.id, c.score])).toEqual(plain.map((c) => [c.id, c.score]));
-        const stored = await store.storedCosines?.(
-          T,
-          withStored.map((c) => c.id),
-          vectors,
-        );
-        for (const c of withStored) {
-          if (c.storedCosine === undefined) continue;
-          expect(stored, 'a store that gives storedCosine has storedCosines').toBeDefined();
-          expect(c.storedCosine, c.id).toBe(stored?.get(c.id));
-          expect(c.updatedAt).toBe((await store.get(T, [c.id]))[0]?.updatedAt);
-        }
+        await expectStoredCosines(store, T, withStored, vectors);
       }
       await expectCode(
         store.lexicalSearch({ filter, terms: ['kestrel'], limit: 5, scoreWith: vector }),
