@@ -14,6 +14,7 @@ import { DEFAULT_STATUSES, LIST_ORDERS, MAX_STORE_LIMIT, type MemoryFilter } fro
 import { MEMORY_STATUSES } from '../../src/model/memory-type.js';
 import { at, jsCosine, makeRecord, randomVector, seededRandom, testId, withVector } from './fixtures/records.js';
 import { expectCode } from '../support/expect-code.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
 import { maxCosine } from '../../src/vector/max-cosine.js';
 import type { ChildStoreSpec } from './fixtures/child-store-spec.js';
 import type { CaseContext } from './formation-cases/case-context.js';
@@ -885,17 +886,12 @@ export function runStoreConformance(
       if (!store.newestIds) return;
       const T = tenant();
       const random = seededRandom(41);
-      const unit = (v: Float32Array): Float32Array => {
-        const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-        return v.map((x) => x / n);
-      };
       await store.insert(
-        Array.from({ length: 12 }, (_, i) =>
-          withVector(i % 2 === 0 ? unit(randomVector(random, 8)) : randomVector(random, 8), 'test-model', {
-            scope: { tenant: T },
-            updatedAt: at(i),
-          }),
-        ),
+        Array.from({ length: 12 }, (_, i) => {
+          const raw = randomVector(random, 8);
+          const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
+          return withVector(vector, 'test-model', { scope: { tenant: T }, updatedAt: at(i) });
+        }),
       );
       const filter = { scope: { tenant: T } };
       // A store with a vector cache answers from it once it holds the rows.
