@@ -48,6 +48,11 @@ export interface SqlDialect {
   readonly skipLocked: string;
   /** `count(*)` as an expression the driver returns as a JS number. */
   readonly countAll: string;
+  /**
+   * An integer column over alias `m` that the backend's in-memory caches know rows by (SQLite's
+   * `m.pk`), read beside ids where those caches answer; absent where it keeps none.
+   */
+  readonly rowKey?: string | undefined;
   /** New parameters for one statement. */
   params(): SqlParams;
   /** `column` equals one of `values` (none: matches nothing). */

@@ -164,6 +164,23 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return null;
   }
 
+  /**
+   * {@link cachedCosines} of rows read with their `rowKey` (when the dialect has one), in their
+   * order (undefined where unknown): SQLite finds them by that key rather than by id.
+   */
+  protected cachedRowCosines(
+    tenant: string,
+    rows: readonly NewestRow[],
+    queries: readonly Float32Array[],
+  ): Array<number | undefined> | null {
+    const cosines = this.cachedCosines(
+      tenant,
+      rows.map((r) => r.id),
+      queries,
+    );
+    return cosines === null ? null : rows.map((r) => cosines.get(r.id));
+  }
+
   // ------------------------------------------------------------ the contract
 
   migrate(): Promise<void> {
@@ -341,7 +358,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
           analyzer === undefined
             ? newest.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))
             : this.newestWithDocuments(filter.scope.tenant, newest, analyzer);
-        if (vectors !== undefined && out.length > 0) this.withStoredCosines(filter.scope.tenant, out, vectors);
+        if (vectors !== undefined && out.length > 0) this.withStoredCosines(filter.scope.tenant, newest, out, vectors);
         return out;
       };
       const { validAt, ...anyTime } = filter;
@@ -380,18 +397,19 @@ export abstract class SqlMemoryStore implements MemoryStore {
     });
   }
 
-  /** Gives each row the `storedCosine` the backend can tell from memory ({@link cachedCosines}). */
-  private withStoredCosines(tenant: string, rows: NewestId[], vectors: readonly Float32Array[]): void {
-    const cosines = this.cachedCosines(
-      tenant,
-      rows.map((r) => r.id),
-      vectors,
-    );
+  /** Gives each of `out` (made from `rows`, in order) the `storedCosine` the backend can tell from memory. */
+  private withStoredCosines(
+    tenant: string,
+    rows: readonly NewestRow[],
+    out: NewestId[],
+    vectors: readonly Float32Array[],
+  ): void {
+    const cosines = this.cachedRowCosines(tenant, rows, vectors);
     if (cosines === null) return;
-    for (const row of rows) {
-      const cosine = cosines.get(row.id);
+    out.forEach((row, i) => {
+      const cosine = cosines[i];
       if (cosine !== undefined) row.storedCosine = cosine;
-    }
+    });
   }
 
   private newestRows(filter: MemoryFilter, limit: number): Maybe<NewestRow[]> {
@@ -400,7 +418,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       this.select<NewestRow>(
         'newestIds',
         (p) =>
-          `SELECT m.id AS id, m.updated_at AS "updatedAt", ${VALID_FROM_SQL} AS "validFrom", m.valid_to AS "validTo" FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
+          `SELECT m.id AS id${this.dialect.rowKey === undefined ? '' : `, ${this.dialect.rowKey} AS pk`}, m.updated_at AS "updatedAt", ${VALID_FROM_SQL} AS "validFrom", m.valid_to AS "validTo" FROM ${this.dialect.table} m WHERE ${filterWhere(filter, this.dialect, p)}${pageSql(plan, this.dialect, p)}`,
       ),
     );
   }

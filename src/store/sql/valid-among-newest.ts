@@ -1,6 +1,8 @@
 /** One of a scope's newest rows with its validity (start as `filterWhere` reads it: valid_from, else stated, else created). */
 export interface NewestRow {
   id: string;
+  /** The row's key in the backend's caches, where its dialect has one (`SqlDialect.rowKey`). */
+  pk?: number | undefined;
   updatedAt: string;
   validFrom: string;
   validTo: string | null;

@@ -37,6 +37,12 @@ export interface CachedLexicalGroupsInput {
   documents?: boolean | undefined;
 }
 
+/** Ranked candidates and the `memories.pk` of each, in the same order (the vector partition finds rows by pk). */
+export interface RankedLexical {
+  candidates: LexicalCandidate[];
+  pks: number[];
+}
+
 /** Per-document working arrays of a ranking pass. */
 export interface LexicalScratch {
   scores: Float64Array;
@@ -61,10 +67,10 @@ const SEEN = 2 ** 31;
  * never shift another's scores. The filter is tested once per matched row. Best first, newest
  * row first on ties.
  */
-export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[] {
+export function rankCachedLexical(input: CachedLexicalInput): RankedLexical {
   const { index, filter } = input;
   const n = index.docCount;
-  if (index.size === 0 || input.limit <= 0) return [];
+  if (index.size === 0 || input.limit <= 0) return { candidates: [], pks: [] };
   const accepts = filter === null ? null : index.accepts(filter);
   // One query alone (the core recall's): a byte of state per row, no group masks.
   const scores = new Float64Array(n);
@@ -88,8 +94,7 @@ export function rankCachedLexical(input: CachedLexicalInput): LexicalCandidate[]
       scores[doc] = (scores[doc] as number) + termScore(idf, tfs[j] as number, index.lengthOf(doc), mean);
     }
   }
-  const best = topScored(touched, scores, input.limit);
-  return best.map((doc) => candidateOf(index, doc, scores[doc] as number, input.documents === true));
+  return rankedOf(index, topScored(touched, scores, input.limit), scores, input.documents === true);
 }
 
 /** FTS5's idf: ln((N − df + 0.5) / (df + 0.5)), floored at 1e-6. */
@@ -108,10 +113,10 @@ function termScore(idf: number, tf: number, length: number, mean: number): numbe
  * does not depend on the filter, so each row is scored once (and `accept` asked once) and each
  * group keeps its own best. Result `i` equals `rankCachedLexical` with the filter of bit `i`.
  */
-export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): LexicalCandidate[][] {
+export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): RankedLexical[] {
   const { index, limits, accept } = input;
   if (limits.length > MAX_GROUPS_PER_PASS) throw new RangeError(`at most ${MAX_GROUPS_PER_PASS} groups per pass`);
-  if (index.size === 0) return limits.map(() => []);
+  if (index.size === 0) return limits.map(() => ({ candidates: [], pks: [] }));
   const { scores, masks } = input.scratch ?? lexicalScratch(index);
   // masks: 0 = not seen yet; else SEEN plus one bit per group whose filter accepts the row.
   const touched: number[] = [];
@@ -139,11 +144,11 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
     const mask = masks[doc] as number;
     for (let g = 0; g < limits.length; g++) if ((mask & (2 ** g)) !== 0) (members[g] as number[]).push(doc);
   }
-  const out = limits.map((limit, g) => {
-    if (limit <= 0) return [];
-    const best = topScored(members[g] as number[], scores, limit);
-    return best.map((doc) => candidateOf(index, doc, scores[doc] as number, input.documents === true));
-  });
+  const out = limits.map((limit, g) =>
+    limit <= 0
+      ? { candidates: [], pks: [] }
+      : rankedOf(index, topScored(members[g] as number[], scores, limit), scores, input.documents === true),
+  );
   if (input.scratch) {
     for (const doc of touched) {
       scores[doc] = 0;
@@ -154,11 +159,29 @@ export function rankCachedLexicalGroups(input: CachedLexicalGroupsInput): Lexica
   return out;
 }
 
-/** A ranked document as a candidate, with the last update and type its row's meta holds (and its document, when asked). */
-function candidateOf(index: LexicalIndex, doc: number, score: number, withDocument: boolean): LexicalCandidate {
-  const { updatedAt, type } = index.metaOf(doc);
-  const candidate: LexicalCandidate = { id: index.idOf(doc) as string, score, updatedAt, type };
-  const document = withDocument ? index.documentOf(doc) : null;
-  if (document !== null) candidate.document = document;
-  return candidate;
+/**
+ * The ranked documents as candidates, each with the last update and type its row's meta holds
+ * (and its document, when asked), and their pks.
+ */
+function rankedOf(
+  index: LexicalIndex,
+  docs: readonly number[],
+  scores: Float64Array,
+  withDocument: boolean,
+): RankedLexical {
+  const pks: number[] = [];
+  const candidates = docs.map((doc): LexicalCandidate => {
+    const { updatedAt, type, pk } = index.metaOf(doc);
+    pks.push(pk);
+    const candidate: LexicalCandidate = {
+      id: index.idOf(doc) as string,
+      score: scores[doc] as number,
+      updatedAt,
+      type,
+    };
+    const document = withDocument ? index.documentOf(doc) : null;
+    if (document !== null) candidate.document = document;
+    return candidate;
+  });
+  return { candidates, pks };
 }

@@ -3,6 +3,7 @@ import { encodeDocument, type TermDocument } from '../../text/term-document.js';
 import type { MemoryContext } from '../memory-store.js';
 import { NO_CONTEXT } from '../memory-context.js';
 import { DocumentArena } from './document-arena.js';
+import { PkMap } from './pk-map.js';
 import { ftsDocument, unicode61Tokens } from './fts-text.js';
 import { RecentlyUsed } from './recently-used.js';
 import type { SlotFilter, SlotMeta } from './vector-partition.js';
@@ -46,7 +47,7 @@ export class LexicalIndex {
   private docLengths: number[] = [];
   /** By document number: the analyzer's document of each row, as term ids (none without an analyzer). */
   private arena: DocumentArena | null;
-  private readonly docOfPk = new Map<number, number>();
+  private readonly docOfPk = new PkMap();
   private lengthSum = 0;
   private dead = 0;
   private postingCount = 0;

@@ -26,6 +26,7 @@ export const sqliteDialect: SqlDialect = {
   forUpdate: '',
   skipLocked: '',
   countAll: 'count(*)',
+  rowKey: 'm.pk',
   params: () => new SqlParams(() => '?'),
   anyOf(column, values, params) {
     if (values.length === 1) return `${column} = ${params.add(values[0])}`;

@@ -7,6 +7,7 @@ import {
   lexicalScratch,
   rankCachedLexical,
   rankCachedLexicalGroups,
+  type RankedLexical,
   type TermPostings,
 } from './cached-lexical.js';
 import { ftsTerms, type FtsTerm } from './fts-text.js';
@@ -30,33 +31,32 @@ export interface SqliteLexicalOptions {
  * or a search then scores none of them again): `scoreWith`'s as the dense search scores the row,
  * `storedCosinesWith`'s as `storedCosines` gives them.
  */
-function scoreCandidates(partition: VectorPartition, candidates: LexicalCandidate[], query: LexicalQuery): void {
+function scoreCandidates(partition: VectorPartition, { candidates, pks }: RankedLexical, query: LexicalQuery): void {
   if (candidates.length === 0) return;
-  scoreWith(partition, candidates, query.scoreWith);
+  scoreWith(partition, candidates, pks, query.scoreWith);
   const vectors = query.storedCosinesWith;
   if (vectors === undefined) return;
-  const stored = partition.storedCosines(
-    candidates.map((c) => c.id),
-    vectors,
-  );
-  for (const c of candidates) {
-    const cosine = stored.get(c.id);
+  const stored = partition.storedCosinesOfPks(pks, vectors);
+  candidates.forEach((c, i) => {
+    const cosine = stored[i];
     if (cosine !== undefined) c.storedCosine = cosine;
-  }
+  });
 }
 
 /**
  * Gives each candidate its cosine with `vector` exactly as the dense search scores its row. A zero
  * vector is similar to nothing there, so it gives none.
  */
-function scoreWith(partition: VectorPartition, candidates: LexicalCandidate[], vector: Float32Array | undefined): void {
+function scoreWith(
+  partition: VectorPartition,
+  candidates: LexicalCandidate[],
+  pks: readonly number[],
+  vector: Float32Array | undefined,
+): void {
   if (vector === undefined) return;
   const unit = unitVector(vector);
   if (unit === null || unit.every((v) => v === 0)) return;
-  const cosines = partition.cosinesOf(
-    candidates.map((c) => c.id),
-    unit,
-  );
+  const cosines = partition.cosinesOfPks(pks, unit);
   candidates.forEach((c, i) => {
     const cosine = cosines[i];
     if (cosine !== undefined) c.cosine = cosine;
@@ -154,8 +154,8 @@ export class SqliteLexicalSearch {
     const { scope } = (queries[0] as LexicalQuery).filter;
     const { partition, index } = cache.lexical(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
     const lists = this.rankCached(partition, index, queries, terms);
-    lists.forEach((list, i) => scoreCandidates(partition, list, queries[i] as LexicalQuery));
-    return lists;
+    lists.forEach((ranked, i) => scoreCandidates(partition, ranked, queries[i] as LexicalQuery));
+    return lists.map((ranked) => ranked.candidates);
   }
 
   /** {@link cachedLexical}'s ranking, each query's best candidates from the partition's index. */
@@ -164,7 +164,7 @@ export class SqliteLexicalSearch {
     index: LexicalIndex,
     queries: LexicalQuery[],
     terms: FtsTerm[],
-  ): LexicalCandidate[][] {
+  ): RankedLexical[] {
     // The candidates bring their documents when asked for this index's analyzer.
     const { analyzer } = queries[0] as LexicalQuery;
     const documents = analyzer !== undefined && analyzer === index.analyzerName;
@@ -232,7 +232,7 @@ export class SqliteLexicalSearch {
     kept: ReadonlyArray<FtsTerm & { keys: string[]; df: number }>,
     accept: (id: string, meta: SlotMeta) => number,
     documents: boolean,
-  ): LexicalCandidate[][] {
+  ): RankedLexical[] {
     const caps = queries.map((q) => Math.max(q.limit, this.options.lexicalScanCap));
     const known = new Uint32Array(index.docCount);
     const groupsOf = (doc: number): number => {
@@ -263,7 +263,12 @@ export class SqliteLexicalSearch {
       const bit = 2 ** i;
       const inQuery = (doc: number): number => ((groupsOf(doc) & bit) === 0 ? 0 : 1);
       const terms = perQuery[i] ?? [];
-      return rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch, documents })[0] ?? [];
+      return (
+        rankCachedLexicalGroups({ index, limits: [q.limit], terms, accept: inQuery, scratch, documents })[0] ?? {
+          candidates: [],
+          pks: [],
+        }
+      );
     });
   }
 

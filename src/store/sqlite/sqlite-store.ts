@@ -22,6 +22,7 @@ import { filterWhere } from '../sql/filter-where.js';
 import { patchAssignments, RECORD_COLUMNS, recordValues } from '../sql/memory-columns.js';
 import { SqlMemoryStore, type RowChange, type WriteKind } from '../sql/sql-memory-store.js';
 import { scoreVectorRows, vectorScanSql, type VectorRow } from '../sql/vector-rows.js';
+import type { NewestRow } from '../sql/valid-among-newest.js';
 import { ftsDocument } from './fts-text.js';
 import { applySqliteMigrations } from './migrations.js';
 import { filterPredicate } from './slot-filter.js';
@@ -401,6 +402,17 @@ export class SqliteStore extends SqlMemoryStore {
   ): Map<string, number> | null {
     // Scored where a partition holds the vectors bit for bit, from its rows and kept norms.
     return this.lazyCache?.storedCosines(tenant, ids, queries) ?? null;
+  }
+
+  protected override cachedRowCosines(
+    tenant: string,
+    rows: readonly NewestRow[],
+    queries: readonly Float32Array[],
+  ): Array<number | undefined> | null {
+    // Rows read with their pk are found by it: no id hashed and compared with the cache's own.
+    const pks = rows.map((r) => r.pk);
+    if (!pks.every((pk): pk is number => typeof pk === 'number')) return super.cachedRowCosines(tenant, rows, queries);
+    return this.lazyCache?.storedCosinesOfPks(tenant, pks, queries) ?? null;
   }
 
   protected denseCandidates(query: DenseQuery, unit: Float32Array): Maybe<DenseCandidate[]> {

@@ -370,6 +370,30 @@ export class VectorCache {
   }
 
   /**
+   * {@link storedCosines} of the rows with these `memories.pk`s, in their order (undefined where
+   * no loaded partition of the tenant holds the row exactly).
+   */
+  storedCosinesOfPks(
+    tenant: string,
+    pks: readonly number[],
+    queries: readonly Float32Array[],
+  ): Array<number | undefined> {
+    this.sync();
+    const out: Array<number | undefined> = pks.map(() => undefined);
+    for (const p of this.partitions.values()) {
+      if (p.tenant !== tenant) continue;
+      const missing = out.flatMap((cosine, i) => (cosine === undefined ? [i] : []));
+      if (missing.length === 0) break;
+      const found = p.partition.storedCosinesOfPks(
+        missing.map((i) => pks[i] as number),
+        queries,
+      );
+      missing.forEach((i, j) => (out[i] = found[j]));
+    }
+    return out;
+  }
+
+  /**
    * What `read` makes of each of `ids` (once) whose row a loaded lexical index of the tenant holds
    * (after catching up with the database), from that index and the row's document number; ids it
    * makes null of, and the others, are absent.

@@ -11,6 +11,7 @@ import {
   topSlots,
   writeNormalized,
 } from './slot-scan.js';
+import { PkMap } from './pk-map.js';
 import { RecentlyUsed } from './recently-used.js';
 import type { SlotFilter, SlotMeta } from './slot-meta.js';
 
@@ -96,7 +97,7 @@ export class VectorPartition {
   private ids: string[] = [];
   private metas: SlotMeta[] = [];
   private readonly slotOf = new Map<string, number>();
-  private readonly slotOfPk = new Map<number, number>();
+  private readonly slotOfPk = new PkMap();
   /** Rows whose unit vector is not bit for bit the vector they were given (see {@link storedVectors}). */
   private readonly rescaled = new Set<string>();
   private readonly statusCounts = new Map<string, number>();
@@ -363,22 +364,43 @@ export class VectorPartition {
    * in place from the rows and their kept norms.
    */
   storedCosines(ids: readonly string[], queries: readonly Float32Array[]): Map<string, number> {
-    const found: string[] = [];
+    const slots = ids.map((id) => this.slotOf.get(id));
+    const cosines = this.storedCosinesOfSlots(slots, queries);
+    const out = new Map<string, number>();
+    ids.forEach((id, i) => {
+      const cosine = cosines[i];
+      if (cosine !== undefined) out.set(id, cosine);
+    });
+    return out;
+  }
+
+  /**
+   * {@link storedCosines} of the rows with these `memories.pk`s, in their order (undefined where
+   * the partition does not hold the row or holds it rescaled): no id is hashed or compared.
+   */
+  storedCosinesOfPks(pks: readonly number[], queries: readonly Float32Array[]): Array<number | undefined> {
+    return this.storedCosinesOfSlots(
+      pks.map((pk) => this.slotOfPk.get(pk)),
+      queries,
+    );
+  }
+
+  private storedCosinesOfSlots(
+    slots: ReadonlyArray<number | undefined>,
+    queries: readonly Float32Array[],
+  ): Array<number | undefined> {
     const rows: number[] = [];
     const squaredNorms: number[] = [];
-    for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot === undefined || this.rescaled.has(id)) continue;
-      found.push(id);
+    const at = slots.map((slot) => {
+      if (slot === undefined || (this.rescaled.size > 0 && this.rescaled.has(this.ids[slot] as string))) return -1;
       rows.push(slot);
       squaredNorms.push(this.norms[slot] as number);
-    }
+      return rows.length - 1;
+    });
     const { vectors } = this;
     const dots = (query: Float32Array) => vectors.sequentialDots(rows, query);
     const cosines = maxCosinesOfRows({ data: vectors.data, dim: this.dim, rows, squaredNorms, dots }, queries);
-    const out = new Map<string, number>();
-    found.forEach((id, j) => out.set(id, cosines[j] as number));
-    return out;
+    return at.map((j) => (j < 0 ? undefined : (cosines[j] as number)));
   }
 
   /**
@@ -456,13 +478,14 @@ export class VectorPartition {
   }
 
   /**
-   * The cosine of each of these rows with a unit `query`, as {@link search} scores it (strided
-   * float64 dots of the cached unit vectors); undefined for an id the partition does not hold.
+   * The cosine with a unit `query` of each row with these `memories.pk`s, as {@link search} scores
+   * it (strided float64 dots of the cached unit vectors); undefined for a row the partition does
+   * not hold.
    */
-  cosinesOf(ids: readonly string[], query: Float32Array): Array<number | undefined> {
+  cosinesOfPks(pks: readonly number[], query: Float32Array): Array<number | undefined> {
     const slots: number[] = [];
-    const at = ids.map((id) => {
-      const slot = this.slotOf.get(id);
+    const at = pks.map((pk) => {
+      const slot = this.slotOfPk.get(pk);
       if (slot === undefined) return -1;
       slots.push(slot);
       return slots.length - 1;
