@@ -1,7 +1,15 @@
 import type { JsonObject } from '../model/json.js';
 import type { Memory, MemorySource } from '../model/memory.js';
-import type { MemoryLevel, MemoryStatus, MemoryType } from '../model/memory-type.js';
+import {
+  MEMORY_LEVELS,
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  type MemoryLevel,
+  type MemoryStatus,
+  type MemoryType,
+} from '../model/memory-type.js';
 import type { Scope } from '../model/scope.js';
+import { knownLiteral } from '../util/known-literal.js';
 
 /** The scope columns every backend stores; null means "not set". */
 export interface ScopeColumns {
@@ -97,10 +105,10 @@ export function memoryFromColumns(
   return {
     id: row.id,
     text: row.text,
-    type: row.type as MemoryType,
+    type: knownLiteral(row.type, MEMORY_TYPES) as MemoryType,
     key: row.key,
     tags: decoded.tags,
-    level: row.level as MemoryLevel | null,
+    level: row.level === null ? null : (knownLiteral(row.level, MEMORY_LEVELS) as MemoryLevel),
     summary: row.summary,
     background: row.background,
     sources: decoded.sources,
@@ -109,7 +117,7 @@ export function memoryFromColumns(
     statedAt: row.stated_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    status: row.status as MemoryStatus,
+    status: knownLiteral(row.status, MEMORY_STATUSES) as MemoryStatus,
     usage: { count: row.use_count, lastUsedAt: row.last_used_at },
     embedding:
       row.embed_model !== null && row.embed_dim !== null ? { model: row.embed_model, dim: row.embed_dim } : null,

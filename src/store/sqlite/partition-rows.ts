@@ -1,4 +1,5 @@
-import type { MemoryStatus, MemoryType } from '../../model/memory-type.js';
+import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryStatus, type MemoryType } from '../../model/memory-type.js';
+import { knownLiteral } from '../../util/known-literal.js';
 import type { ContextColumns } from '../memory-context.js';
 import { VALID_FROM_SQL } from '../sql/filter-where.js';
 import type { SlotMeta } from './vector-partition.js';
@@ -66,8 +67,8 @@ export function metaOf(row: VectorRow): SlotMeta {
     tags = [];
   }
   return {
-    status: row.status as MemoryStatus,
-    type: row.type as MemoryType,
+    status: knownLiteral(row.status, MEMORY_STATUSES) as MemoryStatus,
+    type: knownLiteral(row.type, MEMORY_TYPES) as MemoryType,
     agent: row.agent_id,
     session: row.session_id,
     collection: row.collection,
