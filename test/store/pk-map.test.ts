@@ -50,6 +50,18 @@ describe('PkMap', () => {
     expect(map.delete(3)).toBe(false);
   });
 
+  it('gives memory back as it empties, still finding what is left', () => {
+    const map = new PkMap();
+    const empty = map.bytes;
+    for (let pk = 1; pk <= 10_000; pk++) map.set(pk * 7, pk);
+    const full = map.bytes;
+    expect(full).toBeGreaterThan(100 * empty);
+    for (let pk = 11; pk <= 10_000; pk++) expect(map.delete(pk * 7)).toBe(true);
+    expect(map.size).toBe(10);
+    expect(map.bytes).toBeLessThanOrEqual(8 * empty);
+    for (let pk = 1; pk <= 10_000; pk++) expect(map.get(pk * 7)).toBe(pk <= 10 ? pk : undefined);
+  });
+
   it('clears, and rejects keys that are not safe integers and values out of range', () => {
     const map = new PkMap();
     map.set(1, 0);

@@ -1,4 +1,7 @@
-/** Slots of an empty table; it doubles whenever it would be more than half full. */
+/**
+ * Slots of an empty table; it doubles whenever it would be more than half full, and halves when
+ * deletes leave it less than an eighth full (a partition that shrinks gives the memory back).
+ */
 const INITIAL_CAPACITY = 16;
 const EMPTY = -1;
 
@@ -39,7 +42,7 @@ export class PkMap {
     if (!Number.isInteger(value) || value < 0 || value > 0x7fffffff) {
       throw new RangeError(`PkMap value must be a non-negative 32-bit integer, got ${value}`);
     }
-    if (2 * (this.count + 1) > this.values.length) this.grow();
+    if (2 * (this.count + 1) > this.values.length) this.rehash(this.values.length * 2);
     const { keys, values, mask } = this;
     for (let i = slotOf(pk, mask); ; i = (i + 1) & mask) {
       if (values[i] === EMPTY) {
@@ -74,6 +77,9 @@ export class PkMap {
     }
     values[hole] = EMPTY;
     this.count--;
+    if (this.values.length > INITIAL_CAPACITY && 8 * this.count < this.values.length) {
+      this.rehash(this.values.length / 2);
+    }
     return true;
   }
 
@@ -84,9 +90,9 @@ export class PkMap {
     this.count = 0;
   }
 
-  private grow(): void {
+  /** Moves every entry into a table of `capacity` slots (a power of two). */
+  private rehash(capacity: number): void {
     const { keys, values } = this;
-    const capacity = values.length * 2;
     this.keys = new Float64Array(capacity);
     this.values = new Int32Array(capacity).fill(EMPTY);
     this.mask = capacity - 1;
