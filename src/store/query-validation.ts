@@ -15,6 +15,7 @@ import {
   assertFilter,
   assertLimit,
   assertMemoryFields,
+  assertQueryVectors,
   assertSpace,
   assertTenant,
   assertVector,
@@ -96,10 +97,8 @@ export function assertLexicalQuery(query: LexicalQuery): void {
   }
   if (query.storedCosinesWith !== undefined) {
     if (query.space === undefined) throw new EngramError('INVALID_INPUT', 'query.storedCosinesWith needs query.space');
-    const vectors = query.storedCosinesWith;
-    if (!Array.isArray(vectors) || vectors.some((v) => !(v instanceof Float32Array)))
-      throw new EngramError('INVALID_VECTOR', 'query.storedCosinesWith must be an array of Float32Arrays');
-    for (const vector of vectors) assertVector(vector, query.space);
+    assertQueryVectors(query.storedCosinesWith, 'query.storedCosinesWith');
+    for (const vector of query.storedCosinesWith) assertVector(vector, query.space);
   }
 }
 

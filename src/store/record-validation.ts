@@ -46,10 +46,10 @@ export function assertIds(ids: string[]): void {
   }
 }
 
-/** Query vectors handed to a store: an array of Float32Arrays (else INVALID_VECTOR). */
-export function assertQueryVectors(queries: readonly Float32Array[]): void {
+/** Query vectors handed to a store: an array of Float32Arrays (else INVALID_VECTOR, naming them as `name`). */
+export function assertQueryVectors(queries: readonly Float32Array[], name = 'query vectors'): void {
   if (!Array.isArray(queries) || queries.some((q) => !(q instanceof Float32Array))) {
-    throw new EngramError('INVALID_VECTOR', 'query vectors must be an array of Float32Arrays', {});
+    throw new EngramError('INVALID_VECTOR', `${name} must be an array of Float32Arrays`, {});
   }
 }
 

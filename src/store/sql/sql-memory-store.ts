@@ -350,7 +350,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
       if (analyzer !== undefined && typeof analyzer !== 'string')
         throw new EngramError('INVALID_INPUT', 'options.analyzer must be a string');
       const vectors = options?.storedCosinesWith;
-      if (vectors !== undefined) assertQueryVectors(vectors);
+      if (vectors !== undefined) assertQueryVectors(vectors, 'options.storedCosinesWith');
       // Fresh objects each time: a remembered read is shared.
       const ids = (rows: readonly NewestRow[]): NewestId[] => {
         const newest = rows.slice(0, limit);
