@@ -34,8 +34,8 @@ export interface SqliteStoreOptions {
   rowCacheMaxBytes?: number | undefined;
   /**
    * Partitions with at least this many vectors first scan an int8 copy (4x less memory traffic)
-   * and re-score the best `max(2 * (limit + 8), limit + 72)` candidates exactly from float32. `Infinity` keeps every
-   * scan in float32. @default 8192
+   * and re-score the best `limit + 8` plus a quarter more (at least 32) exactly from float32. `Infinity` keeps
+   * every scan in float32. @default 8192
    */
   vectorQuantizeAbove?: number | undefined;
   /** Threads for one native vector scan (0 = all cores). One is fastest for single queries here. @default 1 */

@@ -8,6 +8,7 @@ import {
   int8Query,
   overFetchTop,
   preselected,
+  preselectionMargin,
   topSlots,
   writeNormalized,
 } from './slot-scan.js';
@@ -76,9 +77,10 @@ export interface VectorPartitionOptions {
  * product = cosine). Removal swaps the last row into the hole, so the array stays dense.
  *
  * Large partitions also keep an int8 copy (scale = 127 / largest absolute component, so nothing
- * is ever clipped). The int8 scan selects `max(2 * (limit + 8), limit + 72)` candidates, which are
- * re-scored in float64 from the float32 vectors: the returned order and cosines are exact
- * whenever the true top-`limit` is among those candidates (the benchmark measures how often).
+ * is ever clipped). The int8 scan selects `preselected(limit + 8)` candidates (a quarter more, at
+ * least 32), which are re-scored in float64 from the float32 vectors: the returned order and
+ * cosines are exact whenever the true top-`limit` is among those candidates (the benchmark
+ * measures how often).
  * The int8 copy is kept only if it passes a check on the partition's own rows (see `q8Holds`).
  */
 export class VectorPartition {
@@ -271,7 +273,9 @@ export class VectorPartition {
     return int8PreselectionHolds(this.data.subarray(0, n * this.dim), this.dim, scan, {
       depth: Math.min(n, Q8_CHECK_DEPTH),
       queries: Q8_CHECK_QUERIES,
-      preselect: (depth) => Math.min(n, preselected(depth + RESCORE_MARGIN)),
+      // Half the margin a search keeps: what passes here holds with room to spare.
+      preselect: (depth) =>
+        Math.min(n, depth + RESCORE_MARGIN + Math.ceil(preselectionMargin(depth + RESCORE_MARGIN) / 2)),
     });
   }
 
