@@ -7,20 +7,15 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 /** Scans over a partition's contiguous rows of unit vectors (float32, or their int8 copy). */
 
 /**
- * Candidates the int8 scan keeps beyond an exact top-`exact`: a quarter more, at least 32. Each
+ * Candidates the int8 scan selects for an exact top-`exact`: a quarter more, at least 32. Each
  * one costs a place in the scan's partial sort and a float32 row read to re-score it. Over LoCoMo
  * turns with USE-lite vectors the worst query's exact 100 lie within the int8 top 105 at 10k rows
- * and 107 at 100k (`bench/preselection-depth.ts`), where a search keeps 140. A partition keeps
- * its int8 copy only if its own rows pass {@link int8PreselectionHolds} with half this margin, so
- * a query twice as hard as the hardest one checked still finds its exact top.
+ * and 107 at 100k (`bench/preselection-depth.ts`), where a search keeps 140; random queries over
+ * isotropic random rows of 64 to 1,536 dimensions needed at most 119. A partition keeps its int8
+ * copy only if its own rows pass {@link int8PreselectionHolds} with this margin.
  */
-export function preselectionMargin(exact: number): number {
-  return Math.max(32, Math.ceil(exact / 4));
-}
-
-/** Candidates the int8 scan selects for an exact top-`exact`: {@link preselectionMargin} more. */
 export function preselected(exact: number): number {
-  return exact + preselectionMargin(exact);
+  return exact + Math.max(32, Math.ceil(exact / 4));
 }
 
 /**

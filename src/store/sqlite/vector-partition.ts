@@ -8,7 +8,6 @@ import {
   int8Query,
   overFetchTop,
   preselected,
-  preselectionMargin,
   topSlots,
   writeNormalized,
 } from './slot-scan.js';
@@ -273,9 +272,7 @@ export class VectorPartition {
     return int8PreselectionHolds(this.data.subarray(0, n * this.dim), this.dim, scan, {
       depth: Math.min(n, Q8_CHECK_DEPTH),
       queries: Q8_CHECK_QUERIES,
-      // Half the margin a search keeps: what passes here holds with room to spare.
-      preselect: (depth) =>
-        Math.min(n, depth + RESCORE_MARGIN + Math.ceil(preselectionMargin(depth + RESCORE_MARGIN) / 2)),
+      preselect: (depth) => Math.min(n, preselected(depth + RESCORE_MARGIN)),
     });
   }
 
