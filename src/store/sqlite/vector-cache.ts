@@ -379,18 +379,25 @@ export class VectorCache {
     queries: readonly Float32Array[],
   ): Array<number | undefined> {
     this.sync();
-    const out: Array<number | undefined> = pks.map(() => undefined);
+    let out: Array<number | undefined> | null = null;
+    let missing: number[] = [];
     for (const p of this.partitions.values()) {
       if (p.tenant !== tenant) continue;
-      const missing = out.flatMap((cosine, i) => (cosine === undefined ? [i] : []));
+      // The first partition is asked for every row (usually the one holding them all), the next
+      // ones for the rows still missing: one pass over the rows, no array per row.
+      if (out === null) out = p.partition.storedCosinesOfPks(pks, queries);
+      else {
+        const found = p.partition.storedCosinesOfPks(
+          missing.map((i) => pks[i] as number),
+          queries,
+        );
+        for (let j = 0; j < missing.length; j++) out[missing[j] as number] = found[j];
+      }
+      missing = [];
+      for (let i = 0; i < out.length; i++) if (out[i] === undefined) missing.push(i);
       if (missing.length === 0) break;
-      const found = p.partition.storedCosinesOfPks(
-        missing.map((i) => pks[i] as number),
-        queries,
-      );
-      missing.forEach((i, j) => (out[i] = found[j]));
     }
-    return out;
+    return out ?? pks.map(() => undefined);
   }
 
   /**
