@@ -4,7 +4,10 @@
  * search with paths run one after another.
  *
  *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE]
- *     [--baseline DIR] [--own-stores] [--json]
+ *     [--baseline DIR] [--own-stores] [--types T1,T2] [--json]
+ *
+ * `--types`: every method reads those memory types only (e.g. `WorkingMemory`: the search then runs
+ * the working path alone, with no dense channel).
  *
  * `--baseline DIR`: a checkout of another commit (e.g. `git worktree add /tmp/base main~1`) whose
  * whole read path — its store code over a copy of the store file (PostgreSQL: the same database) and
@@ -77,12 +80,14 @@ function typeAt(i: number): MemoryType {
 async function main(): Promise<void> {
   const args = parseArgs(
     process.argv.slice(2),
-    ['size', 'queries', 'data', 'store', 'baseline'],
+    ['size', 'queries', 'data', 'store', 'baseline', 'types'],
     ['json', 'own-stores'],
   );
   const storeKind = args.values.get('store') ?? 'sqlite';
   const size = Number(args.values.get('size') ?? 10_000);
   const nQueries = Number(args.values.get('queries') ?? 200);
+  const typesArg = args.values.get('types');
+  const types = typesArg === undefined ? undefined : (typesArg.split(',') as MemoryType[]);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
   const conversations = await readLocomoBench(args.values.get('data') ?? DEFAULT_DATA);
@@ -141,14 +146,17 @@ async function main(): Promise<void> {
     const parallel = await own.engram('parallel', embedder);
     const sequential = await own.engram('sequential', embedder);
     const base = baseline;
+    const read = { scope, types };
     const methods: Record<string, (q: string) => Promise<unknown>> = {
-      'core recall (limit 10, all types)': (q) => recaller.recall(q, { scope, limit: 10, threshold: 0 }),
-      'fast search, paths in parallel': (q) => parallel.search(q, { scope, topK: 10 }),
-      'fast search, paths sequential': (q) => sequential.search(q, { scope, topK: 10, sequential: true }),
+      [`core recall (limit 10, ${types === undefined ? 'all types' : types.join(', ')})`]: (q) =>
+        recaller.recall(q, { ...read, limit: 10, threshold: 0 }),
+      'fast search, paths in parallel': (q) => parallel.search(q, { ...read, topK: 10 }),
+      'fast search, paths sequential': (q) => sequential.search(q, { ...read, topK: 10, sequential: true }),
       ...(base
         ? {
-            [`core recall, baseline ${baselineDir}`]: (q: string) => base.recall(q, { scope, limit: 10, threshold: 0 }),
-            [`fast search, baseline ${baselineDir}`]: (q: string) => base.search(q, { scope, topK: 10 }),
+            [`core recall, baseline ${baselineDir}`]: (q: string) =>
+              base.recall(q, { ...read, limit: 10, threshold: 0 }),
+            [`fast search, baseline ${baselineDir}`]: (q: string) => base.search(q, { ...read, topK: 10 }),
           }
         : {}),
     };

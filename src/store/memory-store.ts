@@ -167,6 +167,13 @@ export interface LexicalQuery extends SearchExtras {
 export interface NewestIdsOptions extends Pick<SearchExtras, 'analyzer'> {
   /** Query vectors: each row may carry its `storedCosine` with them. @default none */
   storedCosinesWith?: Float32Array[] | undefined;
+  /**
+   * The embedding space of `storedCosinesWith`: a backend with a vector cache may load the
+   * scope's vectors of it to answer them, as a dense search of the scope would, so a search that
+   * runs no dense search (working memory alone) scores no row twice. It filters nothing.
+   * @default none
+   */
+  space?: EmbeddingInfo | undefined;
 }
 
 /** One row of {@link MemoryStore.newestIds}. */

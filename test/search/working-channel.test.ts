@@ -4,6 +4,7 @@ import { workingChannel } from '../../src/search/channels/working-channel.js';
 import { planFast } from '../../src/search/plan/fast-plan.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { unicodeTokenize } from '../../src/text/tokenizer.js';
+import { unitVector } from '../../src/vector/unit-cosine.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 
 describe('working channel', () => {
@@ -27,6 +28,43 @@ describe('working channel', () => {
       keywordTerms: [],
     });
     expect(hits.map((h) => h.id)).toEqual(['w7', 'w6', 'w5']);
+    await engram.close();
+    await store.close();
+  });
+
+  it('gives every hit its stored cosine with the query vectors, even when no dense search loaded the scope', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    // Unit vectors: the store's vector cache holds those bit for bit (others it keeps rescaled).
+    const hashed = createHashEmbedder();
+    const embedder = {
+      model: hashed.model,
+      dim: hashed.dim,
+      embed: async (texts: string[]) => (await hashed.embed(texts)).map((v) => unitVector(v) as Float32Array),
+    };
+    const engram = await Engram.open({ store, embedder, ownResources: false });
+    const scope = { tenant: 't' };
+    for (let i = 0; i < 6; i++)
+      await engram.add({ id: `w${i}`, text: `working step ${i}`, type: 'WorkingMemory' }, { scope });
+    const queryVectors = await embedder.embed(['which step']);
+    const hits = await workingChannel.run({
+      store,
+      model: embedder.model,
+      filter: { scope, types: ['WorkingMemory'] },
+      goal: planFast('which step'),
+      queryTexts: ['which step'],
+      queryVectors,
+      limit: 10,
+      tokenize: unicodeTokenize,
+      keywordTerms: [],
+    });
+    expect(hits).toHaveLength(6);
+    // The ranking then scores none of them a second time (a search of working memory alone).
+    const exact = await store.storedCosines(
+      't',
+      hits.map((h) => h.id),
+      queryVectors,
+    );
+    for (const h of hits) expect(h.storedCosine, h.id).toBe(exact.get(h.id));
     await engram.close();
     await store.close();
   });

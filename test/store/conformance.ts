@@ -901,9 +901,24 @@ export function runStoreConformance(
       const scored = await store.newestIds(filter, 10, { storedCosinesWith: vectors });
       expect(scored.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))).toEqual(plain);
       await expectStoredCosines(store, T, scored, vectors);
+      // Naming the vectors' space changes no row and no cosine a store gives.
+      const inSpace = await store.newestIds(filter, 10, {
+        storedCosinesWith: vectors,
+        space: { model: 'test-model', dim: 8 },
+      });
+      expect(inSpace.map((r) => ({ id: r.id, updatedAt: r.updatedAt }))).toEqual(plain);
+      await expectStoredCosines(store, T, inSpace, vectors);
       await expectCode(
         store.newestIds(filter, 5, { storedCosinesWith: 'v' as unknown as Float32Array[] }),
         'INVALID_VECTOR',
+      );
+      await expectCode(
+        store.newestIds(filter, 5, { storedCosinesWith: vectors, space: { model: '', dim: 8 } }),
+        'INVALID_INPUT',
+      );
+      await expectCode(
+        store.newestIds(filter, 5, { storedCosinesWith: vectors, space: { model: 'test-model', dim: 9 } }),
+        'DIMENSION_MISMATCH',
       );
     });
 

@@ -193,6 +193,34 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
     await store.close();
   });
 
+  it('newestIds naming the vectors’ space loads the partition a dense search would, then gives every cosine it holds', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    const random = seededRandom(9);
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const raw = randomVector(random, 24);
+      const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
+      return withVector(vector, 'test-model', { id: `s${i}`, scope: { tenant: T }, text: `row ${i}` });
+    });
+    await store.insert(records);
+    const filter = { scope: { tenant: T } };
+    const vectors = [randomVector(random, 24)];
+    const space = { model: 'test-model', dim: 24 };
+    // No dense search ran: the space alone makes the store hold the rows' vectors.
+    const rows = await store.newestIds(filter, 40, { storedCosinesWith: vectors, space });
+    const stored = await store.storedCosines(
+      T,
+      rows.map((r) => r.id),
+      vectors,
+    );
+    const given = rows.filter((r) => r.storedCosine !== undefined);
+    expect(given.length).toBeGreaterThan(5);
+    for (const r of given) expect(r.storedCosine, r.id).toBe(stored.get(r.id));
+    // The rows it leaves without one are those the partition keeps rescaled (not unit length).
+    const rescaled = new Set(records.filter((_, i) => i % 2 === 1).map((r) => r.id));
+    for (const r of rows) expect(r.storedCosine === undefined, r.id).toBe(rescaled.has(r.id));
+    await store.close();
+  });
+
   it('updates, deletes and the compaction of dead documents keep every document its row’s', async () => {
     const store = await openWithIndex();
     await store.update(T, 'd3', {

@@ -1,4 +1,5 @@
 import type { ChannelContext, ChannelHit, SearchChannel } from './search-channel.js';
+import { searchSpace } from './search-space.js';
 
 /**
  * Working-memory channel (the multi-path searcher's path A): the scope's activated working memory
@@ -14,9 +15,11 @@ export const workingChannel: SearchChannel = {
     // Ids alone when the store can (with their documents and cosines where it keeps them): the
     // path ranks them from those or their texts, and reads only its best rows.
     if (store.newestIds) {
+      const scored = context.queryVectors.length > 0;
       const newest = await store.newestIds(filter, context.limit, {
         analyzer: context.analyzer,
-        storedCosinesWith: context.queryVectors.length > 0 ? context.queryVectors : undefined,
+        storedCosinesWith: scored ? context.queryVectors : undefined,
+        space: scored ? searchSpace(context) : undefined,
       });
       return newest.map(({ id, updatedAt, document, storedCosine }) => ({
         id,

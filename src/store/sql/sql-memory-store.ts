@@ -3,6 +3,7 @@ import { EngramError } from '../../model/errors.js';
 import type { FormationStore } from '../../model/formation/formation-store.js';
 import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { ListOptions, MemoryFilter, Page, ScopeStats } from '../../model/memory-filter.js';
+import type { Scope } from '../../model/scope.js';
 import type { TermDocument } from '../../text/term-document.js';
 import { maxCosines } from '../../vector/max-cosine.js';
 import { unitVector } from '../../vector/unit-cosine.js';
@@ -31,8 +32,10 @@ import {
   assertIds,
   assertQueryVectors,
   assertRecord,
+  assertSpace,
   assertTenant,
   assertUsageEntries,
+  assertVector,
 } from '../record-validation.js';
 import { mergeUsage } from '../merge-usage.js';
 import { filterWhere, VALID_FROM_SQL } from './filter-where.js';
@@ -168,6 +171,14 @@ export abstract class SqlMemoryStore implements MemoryStore {
    * {@link cachedCosines} of rows read with their `rowKey` (when the dialect has one), in their
    * order (undefined where unknown): SQLite finds them by that key rather than by id.
    */
+  /**
+   * Makes ready what {@link cachedRowCosines} reads for rows of `scope` in `space` (SQLite loads
+   * the scope's vector partition, as its dense search does); nothing here.
+   */
+  protected prepareCosines(_scope: Scope, _space: EmbeddingInfo): Maybe<void> {
+    return undefined;
+  }
+
   protected cachedRowCosines(
     tenant: string,
     rows: readonly NewestRow[],
@@ -351,6 +362,9 @@ export abstract class SqlMemoryStore implements MemoryStore {
         throw new EngramError('INVALID_INPUT', 'options.analyzer must be a string');
       const vectors = options?.storedCosinesWith;
       if (vectors !== undefined) assertQueryVectors(vectors, 'options.storedCosinesWith');
+      const space = options?.space;
+      assertSpace(space);
+      if (space !== undefined) for (const vector of vectors ?? []) assertVector(vector, space);
       // Fresh objects each time: a remembered read is shared.
       const ids = (rows: readonly NewestRow[]): NewestId[] => {
         const newest = rows.slice(0, limit);
@@ -361,15 +375,25 @@ export abstract class SqlMemoryStore implements MemoryStore {
         if (vectors !== undefined && out.length > 0) this.withStoredCosines(filter.scope.tenant, newest, out, vectors);
         return out;
       };
-      const { validAt, ...anyTime } = filter;
-      if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
-      // Callers pass "now" as `validAt`, a new instant each time: the newest rows regardless of
-      // it are the same read every time (remembered while nothing changes) and usually decide it.
-      const at = canonicalInstant(validAt);
-      return andThen(this.newestRows(anyTime, limit), (newest) => {
-        const decided = validAmongNewest(newest, limit, at);
-        return decided !== null ? ids(decided) : andThen(this.newestRows(filter, limit), ids);
-      });
+      const ready = vectors !== undefined && space !== undefined ? this.prepareCosines(filter.scope, space) : undefined;
+      return andThen(ready, () => this.newestWithin(filter, limit, ids));
+    });
+  }
+
+  /** The newest rows of `filter` as `ids` makes them, valid at `filter.validAt` when it is set. */
+  private newestWithin(
+    filter: MemoryFilter,
+    limit: number,
+    ids: (rows: readonly NewestRow[]) => NewestId[],
+  ): Maybe<NewestId[]> {
+    const { validAt, ...anyTime } = filter;
+    if (validAt === undefined || !this.remembersReads) return andThen(this.newestRows(filter, limit), ids);
+    // Callers pass "now" as `validAt`, a new instant each time: the newest rows regardless of
+    // it are the same read every time (remembered while nothing changes) and usually decide it.
+    const at = canonicalInstant(validAt);
+    return andThen(this.newestRows(anyTime, limit), (newest) => {
+      const decided = validAmongNewest(newest, limit, at);
+      return decided !== null ? ids(decided) : andThen(this.newestRows(filter, limit), ids);
     });
   }
 

@@ -44,6 +44,7 @@ import { RowCache } from './row-cache.js';
 import { RecentlyUsed } from './recently-used.js';
 import { noteLocalCommit } from './data-version-check.js';
 import type { Maybe } from '../sql/maybe-async.js';
+import type { EmbeddingInfo } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
 import type { WarmReport } from '../../model/warm-report.js';
 import { unitVector } from '../../vector/unit-cosine.js';
@@ -402,6 +403,16 @@ export class SqliteStore extends SqlMemoryStore {
   ): Map<string, number> | null {
     // Scored where a partition holds the vectors bit for bit, from its rows and kept norms.
     return this.lazyCache?.storedCosines(tenant, ids, queries) ?? null;
+  }
+
+  protected override prepareCosines(scope: Scope, space: EmbeddingInfo): Maybe<void> {
+    const cache = this.vectorCache();
+    if (cache === null) return undefined;
+    // The partition a dense search of the scope reads: loaded (or warmed) once, then every row
+    // it holds is scored in memory.
+    return this.whenWarm(scope, space.model, space.dim, () => {
+      cache.partition(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
+    });
   }
 
   protected override cachedRowCosines(
