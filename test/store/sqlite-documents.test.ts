@@ -45,6 +45,19 @@ function expectAnalysed(texts: readonly MemoryText[]): void {
   }
 }
 
+/** A store of 40 rows with 24-dimension vectors, the even ones of unit length (the cache keeps the others rescaled). */
+async function storeOfVectors(seed: number) {
+  const store = createSqliteStore({ path: ':memory:' });
+  const random = seededRandom(seed);
+  const records = Array.from({ length: 40 }, (_, i) => {
+    const raw = randomVector(random, 24);
+    const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
+    return withVector(vector, 'test-model', { id: `n${i}`, scope: { tenant: T }, text: `row ${i}` });
+  });
+  await store.insert(records);
+  return { store, random, records };
+}
+
 async function openWithIndex(options: Partial<SqliteStoreOptions> = {}) {
   const store = createSqliteStore({ path: ':memory:', ...options });
   await store.insert(rows(60));
@@ -165,14 +178,7 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
   });
 
   it('newestIds gives the rows the vector cache holds bit for bit their storedCosine, the others none', async () => {
-    const store = createSqliteStore({ path: ':memory:' });
-    const random = seededRandom(8);
-    const records = Array.from({ length: 40 }, (_, i) => {
-      const raw = randomVector(random, 24);
-      const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
-      return withVector(vector, 'test-model', { id: `n${i}`, scope: { tenant: T }, text: `row ${i}` });
-    });
-    await store.insert(records);
+    const { store, random } = await storeOfVectors(8);
     const filter = { scope: { tenant: T } };
     const vectors = [randomVector(random, 24)];
     // Before the partition is loaded nothing is in memory: no cosine, and no read for one.
@@ -194,14 +200,7 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
   });
 
   it('newestIds naming the vectors’ space loads the partition a dense search would, then gives every cosine it holds', async () => {
-    const store = createSqliteStore({ path: ':memory:' });
-    const random = seededRandom(9);
-    const records = Array.from({ length: 40 }, (_, i) => {
-      const raw = randomVector(random, 24);
-      const vector = i % 2 === 0 ? (unitVector(raw) as Float32Array) : raw;
-      return withVector(vector, 'test-model', { id: `s${i}`, scope: { tenant: T }, text: `row ${i}` });
-    });
-    await store.insert(records);
+    const { store, random, records } = await storeOfVectors(9);
     const filter = { scope: { tenant: T } };
     const vectors = [randomVector(random, 24)];
     const space = { model: 'test-model', dim: 24 };
