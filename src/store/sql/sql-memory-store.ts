@@ -168,10 +168,6 @@ export abstract class SqlMemoryStore implements MemoryStore {
   }
 
   /**
-   * {@link cachedCosines} of rows read with their `rowKey` (when the dialect has one), in their
-   * order (undefined where unknown): SQLite finds them by that key rather than by id.
-   */
-  /**
    * Makes ready what {@link cachedRowCosines} reads for rows of `scope` in `space` (SQLite loads
    * the scope's vector partition, as its dense search does); nothing here.
    */
@@ -179,6 +175,10 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return undefined;
   }
 
+  /**
+   * {@link cachedCosines} of rows read with their `rowKey` (when the dialect has one), in their
+   * order (undefined where unknown): SQLite finds them by that key rather than by id.
+   */
   protected cachedRowCosines(
     tenant: string,
     rows: readonly NewestRow[],
