@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/index.js';
 import { RowCache } from '../../src/store/sqlite/row-cache.js';
 import { openSqliteDatabase } from '../../src/util/sqlite-database.js';
-import type { SelectedMemory } from '../../src/store/memory-from-columns.js';
+import type { Memory } from '../../src/model/memory.js';
 import { at, makeRecord } from './fixtures/records.js';
 
 const T = 't';
@@ -48,6 +48,38 @@ describe('SQLite row cache: reads stay current', () => {
     expect(a).not.toBe(b);
     (a as { tags: string[] }).tags.push('mutated by a caller');
     expect((await store.get(T, [id]))[0]?.tags).toEqual([]);
+  });
+
+  it('keeps what it holds apart from every caller’s memory, nested values included', async () => {
+    const record = makeRecord({
+      scope: { tenant: T, user: 'u' },
+      tags: ['a'],
+      sources: [{ type: 'chat', id: 's1', role: 'user' }],
+      metadata: { nested: { list: [1, { deep: 'x' }] }, ['__proto__']: { kept: true } } as Memory['metadata'],
+      vector: Float32Array.of(0.6, 0.8),
+      embedding: { model: 'm', dim: 2 },
+    });
+    await store.insert([record]);
+    // The first read comes from SQLite and is remembered: its caller's edits must not reach the cache.
+    const [first] = (await store.get(T, [record.id])) as [Memory];
+    const stored = structuredClone(first);
+    const edit = (m: Memory): void => {
+      m.tags.push('t');
+      (m.sources[0] as { role?: string }).role = 'edited';
+      ((m.metadata.nested as { list: unknown[] }).list[1] as { deep: string }).deep = 'edited';
+      m.scope.user = 'edited';
+      m.usage.count = 99;
+      (m.embedding as { dim: number }).dim = 1;
+    };
+    edit(first);
+    const [second] = (await store.get(T, [record.id])) as [Memory];
+    expect(store.vectorCacheStats().rows).toBe(1);
+    expect(second).toEqual(stored);
+    expect(second.embedding).toEqual({ model: 'm', dim: 2 });
+    expect(Object.keys(second.metadata)).toEqual(['nested', '__proto__']);
+    expect(Object.getPrototypeOf(second.metadata)).toBe(Object.prototype);
+    edit(second);
+    expect((await store.get(T, [record.id]))[0]).toEqual(stored);
   });
 
   it('shows this connection’s updates, usage and deletes at once', async () => {
@@ -167,11 +199,21 @@ describe('SQLite row cache: reads stay current', () => {
 });
 
 describe('RowCache', () => {
-  const row = (id: string, text: string): SelectedMemory => ({ id, text }) as unknown as SelectedMemory;
+  const row = (id: string, text: string): Memory => {
+    const { vector: _vector, ...record } = makeRecord({ id, text });
+    return {
+      ...record,
+      usage: { count: 0, lastUsedAt: null },
+      validFrom: record.createdAt,
+      validTo: null,
+      supersededBy: null,
+      version: 1,
+    };
+  };
 
   it('drops the least recently used rows beyond its bytes', () => {
     const cache = new RowCache(5_000);
-    for (let i = 0; i < 50; i++) cache.remember(T, [row(`m${i}`, 'x'.repeat(100))]);
+    for (let i = 0; i < 50; i++) cache.remember(T, [row(`m${i}`, 'x'.repeat(300))]);
     expect(cache.bytes).toBeLessThanOrEqual(5_000);
     expect(cache.size).toBeGreaterThan(0);
     expect(cache.size).toBeLessThan(50);

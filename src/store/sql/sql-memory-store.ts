@@ -145,13 +145,13 @@ export abstract class SqlMemoryStore implements MemoryStore {
     return false;
   }
 
-  /** Whole rows the backend holds in memory (SQLite's row cache); the rest are read. */
-  protected cachedRows(_tenant: string, _ids: readonly string[]): Map<string, SelectedMemory> | null {
+  /** Memories the backend holds in memory (SQLite's row cache), each a copy only this caller holds; the rest are read. */
+  protected cachedMemories(_tenant: string, _ids: readonly string[]): Map<string, Memory> | null {
     return null;
   }
 
-  /** Told the rows `get` just read (SQLite keeps them for the next reads). */
-  protected rowsRead(_tenant: string, _rows: readonly SelectedMemory[]): void {}
+  /** Told the memories `get` just read (SQLite keeps copies for the next reads). */
+  protected memoriesRead(_tenant: string, _memories: readonly Memory[]): void {}
 
   /** Copies of the stored vectors the backend holds in memory (SQLite's vector cache); the rest are read. */
   protected cachedVectors(_tenant: string, _ids: string[]): Map<string, Float32Array> | null {
@@ -218,13 +218,13 @@ export abstract class SqlMemoryStore implements MemoryStore {
       assertTenant(tenant);
       assertIds(ids);
       if (ids.length === 0) return [];
-      const cached = this.cachedRows(tenant, ids);
+      const cached = this.cachedMemories(tenant, ids);
       const missing = cached === null || cached.size === 0 ? ids : ids.filter((id) => !cached.has(id));
-      const toMemories = (read: SelectedMemory[]): Memory[] => {
-        if (read.length > 0) this.rowsRead(tenant, read);
-        if (cached !== null && cached.size > 0) for (const row of read) cached.set(row.id, row);
-        const found = cached === null || cached.size === 0 ? read : cached;
-        return inRequestedOrder(ids, found, (row) => this.dialect.toMemory(row));
+      const toMemories = (rows: SelectedMemory[]): Memory[] => {
+        const read = rows.map((row) => this.dialect.toMemory(row));
+        if (read.length > 0) this.memoriesRead(tenant, read);
+        if (cached !== null && cached.size > 0) for (const memory of read) cached.set(memory.id, memory);
+        return inRequestedOrder(ids, cached === null || cached.size === 0 ? read : cached, (memory) => memory);
       };
       if (missing.length === 0) return toMemories([]);
       const rows = this.select<SelectedMemory>(

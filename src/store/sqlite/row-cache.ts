@@ -1,15 +1,17 @@
 import { LRUCache } from 'lru-cache';
 
-import type { SelectedMemory } from '../memory-from-columns.js';
+import { copyMemory } from '../../model/copy-memory.js';
+import type { Memory } from '../../model/memory.js';
 
-/** Bytes counted for one cached row beside its strings (the object, its keys, the map entry). */
+/** Bytes counted for one cached row beside its strings (the objects, their keys, the map entry). */
 const ROW_OVERHEAD = 400;
 
 /**
- * Whole memory rows as SQLite returned them, least recently used dropped beyond `maxBytes`.
- * Reading a row through libsql costs about 12 µs (most of it turning 27 columns into JS values);
- * a recall reads its hits' rows and a search its pools', so hot rows are kept here and turned
- * into fresh `Memory` objects on every read (callers never share one).
+ * Whole memories as SQLite's rows decode to, least recently used dropped beyond `maxBytes`.
+ * Reading a row through libsql costs about 12 µs (most of it turning 27 columns into JS values),
+ * and decoding it (three JSON columns) about as much again as copying a decoded one: a recall
+ * reads its hits' rows and a search its pools', so hot rows are kept here decoded and handed out
+ * as copies ({@link copyMemory}: callers never share one, nor the cache's own).
  *
  * Staleness is the owner's to prevent: it {@link forget}s every row whose content or status it
  * writes as it writes it, {@link revise}s the cached rows whose usage it wrote once that is
@@ -17,44 +19,45 @@ const ROW_OVERHEAD = 400;
  * {@link remember}s rows read outside a transaction (a rolled-back write must not stay cached).
  */
 export class RowCache {
-  private readonly rows: LRUCache<string, SelectedMemory> | null;
+  private readonly rows: LRUCache<string, Memory> | null;
 
   /** `maxBytes` 0 keeps nothing. */
   constructor(maxBytes: number) {
-    this.rows =
-      maxBytes > 0 ? new LRUCache<string, SelectedMemory>({ maxSize: maxBytes, sizeCalculation: rowBytes }) : null;
+    this.rows = maxBytes > 0 ? new LRUCache<string, Memory>({ maxSize: maxBytes, sizeCalculation: memoryBytes }) : null;
   }
 
-  /** The cached rows of these ids (the others are absent). */
-  take(tenant: string, ids: readonly string[]): Map<string, SelectedMemory> {
-    const out = new Map<string, SelectedMemory>();
+  /** Copies of the cached memories of these ids (the others are absent). */
+  take(tenant: string, ids: readonly string[]): Map<string, Memory> {
+    const out = new Map<string, Memory>();
     if (this.rows === null || this.rows.size === 0) return out;
     for (const id of ids) {
-      const row = this.rows.get(key(tenant, id));
-      if (row !== undefined) out.set(id, row);
+      const memory = this.rows.get(key(tenant, id));
+      if (memory !== undefined) out.set(id, copyMemory(memory));
     }
     return out;
   }
 
-  remember(tenant: string, rows: readonly SelectedMemory[]): void {
+  /** Keeps copies of these memories (the caller may go on using its own). */
+  remember(tenant: string, memories: readonly Memory[]): void {
     if (this.rows === null) return;
-    for (const row of rows) this.rows.set(key(tenant, row.id), row);
+    for (const memory of memories) this.rows.set(key(tenant, memory.id), copyMemory(memory));
   }
 
   /**
-   * Replaces the cached rows of these entries' ids by `revised(row, entry)` (an id not cached stays
-   * absent): for a write whose effect on the row is known, such as usage counts.
+   * Replaces the cached memories of these entries' ids by `revised(memory, entry)` (an id not
+   * cached stays absent): for a write whose effect on the row is known, such as usage counts.
+   * `revised` must return a new memory and leave the one it is given unchanged.
    */
   revise<E extends { id: string }>(
     tenant: string,
     entries: readonly E[],
-    revised: (row: SelectedMemory, entry: E) => SelectedMemory,
+    revised: (memory: Memory, entry: E) => Memory,
   ): void {
     if (this.rows === null || this.rows.size === 0) return;
     for (const entry of entries) {
       const k = key(tenant, entry.id);
-      const row = this.rows.peek(k);
-      if (row !== undefined) this.rows.set(k, revised(row, entry));
+      const memory = this.rows.peek(k);
+      if (memory !== undefined) this.rows.set(k, revised(memory, entry));
     }
   }
 
@@ -80,9 +83,16 @@ function key(tenant: string, id: string): string {
   return `${tenant}\u0000${id}`;
 }
 
-/** Two bytes per string character (V8's worst case) plus the fixed overhead. */
-function rowBytes(row: SelectedMemory): number {
+/**
+ * Two bytes per string character (V8's worst case) of the memory's own strings, its tags, its
+ * sources' and its metadata's (as JSON text, as the row holds it), plus the fixed overhead.
+ */
+function memoryBytes(memory: Memory): number {
   let bytes = ROW_OVERHEAD;
-  for (const value of Object.values(row)) if (typeof value === 'string') bytes += 2 * value.length;
-  return bytes;
+  for (const value of Object.values(memory)) if (typeof value === 'string') bytes += 2 * value.length;
+  for (const tag of memory.tags) bytes += 2 * tag.length;
+  for (const source of memory.sources)
+    for (const value of Object.values(source)) if (typeof value === 'string') bytes += 2 * value.length;
+  const metadata = Object.keys(memory.metadata).length === 0 ? 2 : JSON.stringify(memory.metadata).length;
+  return bytes + 2 * metadata;
 }

@@ -44,7 +44,7 @@ import { RowCache } from './row-cache.js';
 import { RecentlyUsed } from './recently-used.js';
 import { noteLocalCommit } from './data-version-check.js';
 import type { Maybe } from '../sql/maybe-async.js';
-import type { EmbeddingInfo } from '../../model/memory.js';
+import type { EmbeddingInfo, Memory } from '../../model/memory.js';
 import type { Scope } from '../../model/scope.js';
 import type { WarmReport } from '../../model/warm-report.js';
 import { unitVector } from '../../vector/unit-cosine.js';
@@ -300,10 +300,9 @@ export class SqliteStore extends SqlMemoryStore {
     noteLocalCommit();
     for (const entry of usage) add.run(entry.count, entry.lastUsedAt, tenant, entry.id);
     // A recalled row stays cached with its new count, once that is committed.
-    this.reviseRows(tenant, usage, (row, entry) => ({
-      ...row,
-      use_count: row.use_count + entry.count,
-      last_used_at: entry.lastUsedAt ?? row.last_used_at,
+    this.reviseRows(tenant, usage, (memory, entry) => ({
+      ...memory,
+      usage: { count: memory.usage.count + entry.count, lastUsedAt: entry.lastUsedAt ?? memory.usage.lastUsedAt },
     }));
   }
 
@@ -311,10 +310,9 @@ export class SqliteStore extends SqlMemoryStore {
     const set = this.runner.prepare('UPDATE memories SET use_count = ?, last_used_at = ? WHERE tenant = ? AND id = ?');
     noteLocalCommit();
     for (const entry of usage) set.run(entry.count, entry.lastUsedAt, tenant, entry.id);
-    this.reviseRows(tenant, usage, (row, entry) => ({
-      ...row,
-      use_count: entry.count,
-      last_used_at: entry.lastUsedAt,
+    this.reviseRows(tenant, usage, (memory, entry) => ({
+      ...memory,
+      usage: { count: entry.count, lastUsedAt: entry.lastUsedAt },
     }));
   }
 
@@ -325,7 +323,7 @@ export class SqliteStore extends SqlMemoryStore {
   private reviseRows(
     tenant: string,
     usage: readonly UsageEntry[],
-    revised: (row: SelectedMemory, entry: UsageEntry) => SelectedMemory,
+    revised: (memory: Memory, entry: UsageEntry) => Memory,
   ): void {
     if (!this.runner.afterCommit(() => this.rows.revise(tenant, usage, revised)))
       for (const entry of usage) this.rows.forget(tenant, entry.id);
@@ -379,16 +377,16 @@ export class SqliteStore extends SqlMemoryStore {
     ).value as Maybe<T>;
   }
 
-  protected override cachedRows(tenant: string, ids: readonly string[]): Map<string, SelectedMemory> | null {
+  protected override cachedMemories(tenant: string, ids: readonly string[]): Map<string, Memory> | null {
     if (this.rows.size === 0) return null;
     // Another connection's commit (seen by the cache's check) drops every cached row first.
     this.vectorCache()?.sync();
     return this.rows.take(tenant, ids);
   }
 
-  protected override rowsRead(tenant: string, rows: readonly SelectedMemory[]): void {
+  protected override memoriesRead(tenant: string, memories: readonly Memory[]): void {
     // A row read inside a transaction may be rolled back with it.
-    if (!this.db.inTransaction) this.rows.remember(tenant, rows);
+    if (!this.db.inTransaction) this.rows.remember(tenant, memories);
   }
 
   protected override cachedVectors(tenant: string, ids: string[]): Map<string, Float32Array> | null {
