@@ -169,8 +169,9 @@ export interface NewestIdsOptions extends Pick<SearchExtras, 'analyzer'> {
   storedCosinesWith?: Float32Array[] | undefined;
   /**
    * The embedding space of `storedCosinesWith`: a backend with a vector cache may load the
-   * scope's vectors of it to answer them, as a dense search of the scope would, so a search that
-   * runs no dense search (working memory alone) scores no row twice. It filters nothing.
+   * scope's vectors of it to answer them, as a dense search of the scope would (and, for
+   * `analyzer`, its lexical index, as a lexical search would, to give the documents), so a search
+   * that runs neither (working memory alone) scores and analyses no row twice. It filters nothing.
    * @default none
    */
   space?: EmbeddingInfo | undefined;

@@ -220,6 +220,31 @@ describe('documents analysed when the SQLite lexical index loads or a write chan
     await store.close();
   });
 
+  it('newestIds naming the space with the store’s analyzer loads the lexical index a lexical search would, then gives every document', async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    await store.insert(rows(40));
+    const filter = { scope: { tenant: T } };
+    // No lexical search ran: the space and the analyzer alone make the store hold the documents.
+    const newest = await store.newestIds(filter, 15, { analyzer: ANALYZER, space: SPACE });
+    expect(newest).toHaveLength(15);
+    const texts = await store.getTexts(
+      T,
+      newest.map((h) => h.id),
+      { analyzer: ANALYZER },
+    );
+    expect(texts.every((t) => t.document !== undefined)).toBe(true);
+    const expected = new Map(texts.map((t) => [t.id, t.document]));
+    for (const hit of newest) expect(hit.document, hit.id).toEqual(expected.get(hit.id));
+    // Another analyzer's documents are not the store's to give: none, and no index built for them.
+    const other = createSqliteStore({ path: ':memory:' });
+    await other.insert(rows(40));
+    const without = await other.newestIds(filter, 15, { analyzer: 'another-analyzer', space: SPACE });
+    expect(without.every((h) => h.document === undefined)).toBe(true);
+    expect(other.vectorCacheStats().lexicalIndexes).toBe(0);
+    await other.close();
+    await store.close();
+  });
+
   it('updates, deletes and the compaction of dead documents keep every document its row’s', async () => {
     const store = await openWithIndex();
     await store.update(T, 'd3', {

@@ -168,10 +168,12 @@ export abstract class SqlMemoryStore implements MemoryStore {
   }
 
   /**
-   * Makes ready what {@link cachedRowCosines} reads for rows of `scope` in `space` (SQLite loads
-   * the scope's vector partition, as its dense search does); nothing here.
+   * Makes ready what `newestIds` reads from memory for rows of `scope` in `space`: their cosines
+   * ({@link cachedRowCosines}), and their documents when `analyzer` is given ({@link cachedDocuments}).
+   * SQLite loads the scope's vector partition, as its dense search does, and with `analyzer` (its
+   * own) the partition's lexical index, as its lexical search does; nothing here.
    */
-  protected prepareCosines(_scope: Scope, _space: EmbeddingInfo): Maybe<void> {
+  protected prepareNewest(_scope: Scope, _space: EmbeddingInfo, _analyzer: string | undefined): Maybe<void> {
     return undefined;
   }
 
@@ -375,7 +377,7 @@ export abstract class SqlMemoryStore implements MemoryStore {
         if (vectors !== undefined && out.length > 0) this.withStoredCosines(filter.scope.tenant, newest, out, vectors);
         return out;
       };
-      const ready = vectors !== undefined && space !== undefined ? this.prepareCosines(filter.scope, space) : undefined;
+      const ready = space !== undefined ? this.prepareNewest(filter.scope, space, analyzer) : undefined;
       return andThen(ready, () => this.newestWithin(filter, limit, ids));
     });
   }

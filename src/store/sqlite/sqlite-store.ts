@@ -403,13 +403,17 @@ export class SqliteStore extends SqlMemoryStore {
     return this.lazyCache?.storedCosines(tenant, ids, queries) ?? null;
   }
 
-  protected override prepareCosines(scope: Scope, space: EmbeddingInfo): Maybe<void> {
+  protected override prepareNewest(scope: Scope, space: EmbeddingInfo, analyzer: string | undefined): Maybe<void> {
     const cache = this.vectorCache();
     if (cache === null) return undefined;
-    // The partition a dense search of the scope reads: loaded (or warmed) once, then every row
-    // it holds is scored in memory.
+    // The partition a dense search of the scope reads, and with the store's analyzer the lexical
+    // index a lexical search builds: loaded (or warmed) once, then every row they hold is scored
+    // and has its document in memory.
+    const user = scope.user ?? ALL_USERS;
     return this.whenWarm(scope, space.model, space.dim, () => {
-      cache.partition(scope.tenant, space.model, space.dim, scope.user ?? ALL_USERS);
+      if (analyzer !== undefined && analyzer === cache.analyzerName)
+        cache.lexical(scope.tenant, space.model, space.dim, user);
+      else cache.partition(scope.tenant, space.model, space.dim, user);
     });
   }
 

@@ -274,6 +274,11 @@ export class VectorCache {
     }
   }
 
+  /** Name of the analyzer whose documents the lexical indexes hold; undefined when they hold none. */
+  get analyzerName(): string | undefined {
+    return this.analysis?.analyzer.name;
+  }
+
   /** The partition for (tenant, model, dim, user or {@link ALL_USERS}), loading it on first use. */
   partition(tenant: string, model: string, dim: number, user: string): VectorPartition {
     return this.loaded(tenant, model, dim, user).partition;
