@@ -28,8 +28,8 @@ export interface SqliteStoreOptions {
   vectorCacheMaxBytes?: number | undefined;
   /**
    * Upper bound on the bytes of whole rows kept in memory for `get` (a recall's hits, a search's
-   * pools; kept decoded, handed out as copies), least recently used dropped first; 0 keeps none. Needs `vectorCache`, whose change
-   * tracking keeps them current. @default 67108864 (64 MiB)
+   * pools; kept decoded, handed out as copies), least recently used dropped first; 0 keeps none.
+   * Needs `vectorCache`, whose change tracking keeps them current. @default 67108864 (64 MiB)
    */
   rowCacheMaxBytes?: number | undefined;
   /**
