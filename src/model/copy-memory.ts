@@ -19,7 +19,7 @@ export function copyMemory(memory: Memory): Memory {
 }
 
 /** A deep copy of a JSON object, with the same own keys (`__proto__` included) in the same order. */
-export function copyJsonObject(value: JsonObject): JsonObject {
+function copyJsonObject(value: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const key of Object.keys(value)) {
     const copied = copyJson(value[key] as JsonValue);
