@@ -229,4 +229,20 @@ describe('RowCache', () => {
     cache.forget('a', 'm1');
     expect(cache.take('a', ['m1']).size).toBe(0);
   });
+
+  it('never answers one tenant with the row of another that has the same id', () => {
+    const cache = new RowCache(1_000_000);
+    cache.remember('a', [row('m1', 'of a')]);
+    cache.remember('b', [row('m1', 'of b')]);
+    expect(cache.take('a', ['m1']).size).toBe(0);
+    expect(cache.take('b', ['m1']).get('m1')?.text).toBe('of b');
+    // Another tenant's write of that id neither revises nor drops b's row.
+    cache.revise('a', [{ id: 'm1' }], (memory) => ({ ...memory, text: 'revised by a' }));
+    cache.forget('a', 'm1');
+    expect(cache.take('b', ['m1']).get('m1')?.text).toBe('of b');
+    cache.revise('b', [{ id: 'm1' }], (memory) => ({ ...memory, text: 'revised by b' }));
+    expect(cache.take('b', ['m1']).get('m1')?.text).toBe('revised by b');
+    cache.forget('b', 'm1');
+    expect(cache.size).toBe(0);
+  });
 });
