@@ -31,6 +31,7 @@ import { chatFor } from '../test/formation/support/chat-for.js';
 import { HashedEmbedder } from '../test/support/hashed-embedder.js';
 import { parseArgs, parseIntList } from './lib/args.js';
 import { startScriptedFormation } from './lib/scripted-formation.js';
+import { shuffled } from './lib/shuffled.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
 
 const SCOPE = { tenant: 'bench', user: 'u', session: 's' };
@@ -78,15 +79,6 @@ function capturingVariant(name: string, client: OpenAI, engram: Engram | null, f
     },
     settled: () => next,
   };
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 async function main(): Promise<void> {

@@ -11,15 +11,15 @@
  *
  * `--baseline DIR`: a checkout of another commit (e.g. `git worktree add /tmp/base main~1`) whose
  * whole read path — its store code over a copy of the store file (PostgreSQL: the same database) and
- * its facade — recalls and searches beside this one in the same process, interleaved query by query,
- * so a change to any layer is measured; the report adds its two rows, each method's p50 against its
- * baseline, and in how many queries the two returned the same hits in the same order with the same
- * scores and explanations.
+ * its facade — runs the same three methods beside this one in the same process, interleaved query
+ * by query, so a change to any layer is measured; the report adds its three rows, each method's p50
+ * against its baseline, and in how many queries the two returned the same hits in the same order
+ * with the same scores and explanations. Each side reads its own store with the same methods, so a
+ * checkout against itself gives 1.00 (within about 0.02).
  *
  * `--own-stores` (SQLite): each method reads its own copy of the store file, with its own caches.
- * In one shared store a method finds the rows and pool documents the method before it read for the
- * same query, and the rotation puts the parallel search right after the recall three times in
- * four: with its own store every query is a first query for every method.
+ * In one shared store a method finds the rows and pool documents that the methods before it read
+ * for the same query: with its own store every query is a first query for every method.
  *
  * `--store postgres` starts a throwaway PostgreSQL from the machine's binaries (test/support/pg-cluster):
  * its queries run in server processes, so paths issued in parallel really overlap; better-sqlite3
@@ -29,7 +29,9 @@
  * (copies perturbed), stored in a fresh SQLite file through the facade; types assigned round-robin
  * by the shares below. Queries: LoCoMo questions (vectors from the bench cache, so embedding is a
  * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
- * per query (in an order that rotates from query to query) so drift and warm caches hit them equally.
+ * per query in an order shuffled afresh for each query (seeded, so runs repeat it): drift hits every
+ * method alike, and each follows each other one equally often. A fixed rotation did not: a method
+ * always ran after the same one, and the one after a search of the same query found its caches warm.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -51,7 +53,8 @@ import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { sameHits } from './lib/baseline-searcher.js';
 import { openBaselineStack, type BaselineStack } from './lib/baseline-stack.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
-import { buildCorpus } from './lib/synthetic-corpus.js';
+import { shuffled } from './lib/shuffled.js';
+import { buildCorpus, mulberry32 } from './lib/synthetic-corpus.js';
 
 const DEFAULT_DATA = defaultLocomoData();
 
@@ -157,6 +160,8 @@ async function main(): Promise<void> {
             [`core recall, baseline ${baselineDir}`]: (q: string) =>
               base.recall(q, { ...read, limit: 10, threshold: 0 }),
             [`fast search, baseline ${baselineDir}`]: (q: string) => base.search(q, { ...read, topK: 10 }),
+            [`fast search, paths sequential, baseline ${baselineDir}`]: (q: string) =>
+              base.search(q, { ...read, topK: 10, sequential: true }),
           }
         : {}),
     };
@@ -166,12 +171,12 @@ async function main(): Promise<void> {
     let same = 0;
     let sameRecalls = 0;
     const entries = Object.entries(methods);
-    for (const [qi, q] of questions.entries()) {
-      // The order rotates per query: a search right after another of the same query finds its
-      // caches (pool documents, filter verdicts) warm, so a fixed order would favour the later ones.
+    const random = mulberry32(2025);
+    for (const q of questions) {
+      // A fresh order per query: a search right after another of the same query finds its caches
+      // (pool documents, rows, filter verdicts) warm, so a fixed order would favour the later ones.
       const answers = new Map<string, unknown>();
-      for (let j = 0; j < entries.length; j++) {
-        const [name, run] = entries[(qi + j) % entries.length] as [string, (q: string) => Promise<unknown>];
+      for (const [name, run] of shuffled(entries, random)) {
         const start = performance.now();
         answers.set(name, await run(q));
         times.get(name)?.push(performance.now() - start);
@@ -207,7 +212,8 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\nagainst the baseline (its store code and facade over the same data, interleaved): recall p50 ÷ baseline ` +
           `${fmt((p50[0] as number) / (p50[3] as number), 2)}, parallel search p50 ÷ baseline ` +
-          `${fmt((p50[1] as number) / (p50[4] as number), 2)}; the same hits, order, scores and explanations in ` +
+          `${fmt((p50[1] as number) / (p50[4] as number), 2)}, sequential search p50 ÷ baseline ` +
+          `${fmt((p50[2] as number) / (p50[5] as number), 2)}; the same hits, order, scores and explanations in ` +
           `${sameRecalls} of ${questions.length} recalls and ${same} of ${questions.length} searches\n`,
       );
     }
