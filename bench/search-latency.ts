@@ -30,8 +30,9 @@
  * by the shares below. Queries: LoCoMo questions (vectors from the bench cache, so embedding is a
  * cache lookup in every method). One process, warm-up of 20 queries per method, methods interleaved
  * per query in an order shuffled afresh for each query (seeded, so runs repeat it): drift hits every
- * method alike, and each follows each other one equally often. A fixed rotation did not: a method
- * always ran after the same one, and the one after a search of the same query found its caches warm.
+ * method alike, and each follows each other one about equally often. A fixed rotation did not: a
+ * method always ran after the same one, and one that runs after a search of the same query finds
+ * its caches warm.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
