@@ -108,7 +108,9 @@ async function main(): Promise<void> {
   corpus.texts.forEach((t, i) => known.set(t, corpus.row(i)));
   // Queries are known before the first method runs: otherwise whichever method met a question
   // first paid a read of the bench's embedding cache (about 0.1 ms) that the others did not.
-  questions.forEach((q, i) => known.set(q, questionVectors[i] as Float32Array));
+  questions.forEach((q, i) => {
+    if (!known.has(q)) known.set(q, questionVectors[i] as Float32Array);
+  });
   // Corpus vectors come from the synthetic corpus; anything else from the cached model.
   const embedder: Embedder = {
     model: cached.model,
