@@ -4,7 +4,7 @@
  * search with paths run one after another.
  *
  *   npx tsx bench/search-latency.ts [--size 10000] [--queries 200] [--store sqlite|postgres] [--data FILE]
- *     [--baseline DIR] [--own-stores] [--types T1,T2] [--json]
+ *     [--baseline DIR] [--own-stores] [--lower-bound] [--types T1,T2] [--json]
  *
  * `--types`: every method reads those memory types only (e.g. `WorkingMemory`: the search then runs
  * the working path alone, with no dense channel).
@@ -16,6 +16,13 @@
  * against its baseline, and in how many queries the two returned the same hits in the same order
  * with the same scores and explanations. Each side reads its own store with the same methods, so a
  * checkout against itself gives 1.00 (0.98–1.03 over three runs).
+ *
+ * `--lower-bound` (SQLite, all types): two more methods, called straight on the store with the
+ * same query vector: the core recall's pipeline (`runRecall`, no facade) and the least a fast search
+ * can cost (bench/lib/search-lower-bound: the searcher's store calls and fusion, nothing around
+ * them). The report says in how many queries the bound returned the search's hits and scores, and
+ * the bound plus what the facade adds to the recall (recall p50 − core recall p50) against the
+ * recall: what the searcher would cost beside the recall if its own machinery took no time at all.
  *
  * `--own-stores` (SQLite): each method reads its own copy of the store file, with its own caches.
  * In one shared store a method finds the rows and pool documents that the methods before it read
@@ -44,7 +51,10 @@ import { Engram } from '../src/engram.js';
 import { defaultLocomoData, readLocomoBench } from './lib/locomo-questions.js';
 import type { MemoryType } from '../src/model/memory-type.js';
 import type { RecallResult } from '../src/model/api.js';
-import type { SearchResult } from '../src/model/search-result.js';
+import type { Scope } from '../src/model/scope.js';
+import type { SearchHit, SearchResult } from '../src/model/search-result.js';
+import { runRecall } from '../src/recall/recall-pipeline.js';
+import { ENGRAM_PROFILE } from '../src/recall/recall-profile.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { createSqliteStore } from '../src/store/sqlite/index.js';
@@ -54,6 +64,7 @@ import { openBenchEmbedder } from './lib/bench-embedder.js';
 import { sameHits } from './lib/baseline-searcher.js';
 import { openBaselineStack, type BaselineStack } from './lib/baseline-stack.js';
 import { fmt, markdownTable, mean, percentile } from './lib/stats.js';
+import { lowerBoundSearch } from './lib/search-lower-bound.js';
 import { shuffled } from './lib/shuffled.js';
 import { buildCorpus, mulberry32 } from './lib/synthetic-corpus.js';
 
@@ -85,7 +96,7 @@ async function main(): Promise<void> {
   const args = parseArgs(
     process.argv.slice(2),
     ['size', 'queries', 'data', 'store', 'baseline', 'types'],
-    ['json', 'own-stores'],
+    ['json', 'own-stores', 'lower-bound'],
   );
   const storeKind = args.values.get('store') ?? 'sqlite';
   const size = Number(args.values.get('size') ?? 10_000);
@@ -93,6 +104,10 @@ async function main(): Promise<void> {
   const typesArg = args.values.get('types');
   const types = typesArg === undefined ? undefined : (typesArg.split(',') as MemoryType[]);
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  if (args.flags.has('lower-bound') && (storeKind !== 'sqlite' || types !== undefined || args.flags.has('own-stores')))
+    throw new Error(
+      '--lower-bound reads the one SQLite store over every type: not with --store, --types or --own-stores',
+    );
 
   const conversations = await readLocomoBench(args.values.get('data') ?? DEFAULT_DATA);
   const base = conversations.flatMap((c) => c.memories.map((m) => m.text));
@@ -156,6 +171,7 @@ async function main(): Promise<void> {
     const sequential = await own.engram('sequential', embedder);
     const base = baseline;
     const read = { scope, types };
+    const straight = args.flags.has('lower-bound') ? straightOnStore(store, scope, embedder) : undefined;
     const methods: Record<string, (q: string) => Promise<unknown>> = {
       [`core recall (limit 10, ${types === undefined ? 'all types' : types.join(', ')})`]: (q) =>
         recaller.recall(q, { ...read, limit: 10, threshold: 0 }),
@@ -170,12 +186,14 @@ async function main(): Promise<void> {
               base.search(q, { ...read, topK: 10, sequential: true }),
           }
         : {}),
+      ...(straight ? { [CORE_RECALL]: straight.recall, [LOWER_BOUND]: straight.search } : {}),
     };
     const times = new Map<string, number[]>(Object.keys(methods).map((m) => [m, []]));
     const load = [loadavg()[0] ?? 0];
     for (const q of questions.slice(0, 20)) for (const run of Object.values(methods)) await run(q);
     let same = 0;
     let sameRecalls = 0;
+    let sameBound = 0;
     const entries = Object.entries(methods);
     const random = mulberry32(2025);
     for (const q of questions) {
@@ -192,6 +210,7 @@ async function main(): Promise<void> {
       if (baseline && sameHits(parallel, answers.get(baselineName as string) as SearchResult)) same++;
       const recalled = (name: string | undefined): RecallResult => answers.get(name as string) as RecallResult;
       if (baseline && sameHits(recalled(recallName), recalled(baselineRecallName))) sameRecalls++;
+      if (straight && sameRanking(parallel.hits, answers.get(LOWER_BOUND) as SearchHit[])) sameBound++;
     }
     load.push(loadavg()[0] ?? 0);
     const recallP50 = percentile(times.values().next().value ?? [], 50);
@@ -223,6 +242,16 @@ async function main(): Promise<void> {
           `${sameRecalls} of ${questions.length} recalls and ${same} of ${questions.length} searches\n`,
       );
     }
+    if (straight) {
+      const p50 = (name: string): number => percentile(times.get(name) ?? [], 50);
+      const recall = p50([...times.keys()][0] as string);
+      const facade = recall - p50(CORE_RECALL);
+      process.stdout.write(
+        `\nlower bound: the same hits, order and scores as the parallel search in ${sameBound} of ` +
+          `${questions.length} queries; bound ÷ recall ${fmt(p50(LOWER_BOUND) / recall, 2)}; with the recall's ` +
+          `facade cost (${fmt(facade, 3)} ms) added, ${fmt((p50(LOWER_BOUND) + facade) / recall, 2)}\n`,
+      );
+    }
   } finally {
     await baseline?.close();
     await own?.close();
@@ -238,6 +267,47 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
+
+const CORE_RECALL = 'core recall, straight on the store (runRecall, no facade)';
+const LOWER_BOUND = 'fast search lower bound, straight on the store';
+
+/**
+ * The core recall pipeline and the fast search's lower bound over `store`, each called as the
+ * facade calls them: the trimmed query, its vector from `embedder`, the default weights.
+ */
+function straightOnStore(store: MemoryStore, scope: Scope, embedder: Embedder) {
+  const profile = ENGRAM_PROFILE;
+  const weights = profile.resolveWeights({});
+  // The facade embeds the trimmed query: so do these.
+  const vectorOf = async (text: string): Promise<Float32Array> => (await embedder.embed([text]))[0] as Float32Array;
+  const search = lowerBoundSearch({
+    store,
+    scope,
+    space: { model: embedder.model, dim: embedder.dim },
+    profile,
+    weights,
+  });
+  return {
+    recall: async (q: string) => {
+      const query = q.trim();
+      const filter = { scope, statuses: ['activated' as const], validAt: new Date().toISOString() };
+      const queryVector = await vectorOf(query);
+      return runRecall(
+        { store },
+        { query, queryVector, model: embedder.model, filter, limit: 10, threshold: 0, weights, profile },
+      );
+    },
+    search: async (q: string) => {
+      const query = q.trim();
+      return search(query, await vectorOf(query));
+    },
+  };
+}
+
+/** The same memories in the same order with the same relevance. */
+function sameRanking(a: readonly SearchHit[], b: readonly SearchHit[]): boolean {
+  return a.length === b.length && a.every((h, i) => h.memory.id === b[i]?.memory.id && h.relevance === b[i]?.relevance);
+}
 
 /**
  * The facade each method reads through: the loaded one, or (`separate`) one over a copy of the
