@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ListRequest, MemoryApi, RecallResult, Scoped, WriteOptions } from './model/api.js';
 import type { Embedder } from './embed/embedder.js';
+import { withCheckedVectors } from './embed/with-checked-vectors.js';
 import { EngramError } from './model/errors.js';
 import type { Memory, MemoryInput, MemoryPatch } from './model/memory.js';
 import type { Scope } from './model/scope.js';
@@ -82,7 +83,8 @@ export class Engram implements MemoryApi {
   private constructor(options: EngramOptions) {
     this.options = options;
     this.store = options.store;
-    this.embedder = options.embedder;
+    // Every answer of the embedder is checked once here: each entry point then fails alike (EMBEDDER_ERROR).
+    this.embedder = withCheckedVectors(options.embedder);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.recallDefaults = { limit: 5, threshold: 0.1, profile: 'engram', ...options.recall };
     this.clock = options.clock ?? (() => new Date());

@@ -13,7 +13,11 @@ export interface Embedder {
    * @default false
    */
   readonly asymmetric?: boolean;
-  /** One vector per text, in order. Rejects with an EngramError('EMBEDDER_ERROR', …) on failure. */
+  /**
+   * One vector per text, in order. Rejects with an EngramError('EMBEDDER_ERROR', …) on failure.
+   * Engram checks every answer (an array of finite Float32Arrays of `dim`, one per text) and fails
+   * the call with EMBEDDER_ERROR on anything else, before a vector is stored or ranked.
+   */
   embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /** Releases workers, sockets or native handles. */
   close?(): Promise<void>;

@@ -1,22 +1,33 @@
 import { EngramError } from '../model/errors.js';
 
 /**
- * Checks a batch of vectors from an embedder: one per text, all of one dimension (the expected
- * one when given), finite values only. Throws EngramError('EMBEDDER_ERROR') naming the culprit.
+ * Checks a batch of vectors from an embedder: an array of Float32Arrays, one per text, all of one
+ * dimension (the expected one when given), finite values only. Throws EngramError('EMBEDDER_ERROR')
+ * naming the culprit: what an embedder gets wrong is never taken for the caller's mistake.
  */
 export function checkVectors(
-  vectors: readonly Float32Array[],
+  vectors: unknown,
   expectedCount: number,
   expectedDim: number | undefined,
   source: string,
-): void {
+): asserts vectors is Float32Array[] {
+  if (!Array.isArray(vectors)) {
+    throw new EngramError('EMBEDDER_ERROR', `${source} returned ${describe(vectors)}, not an array of vectors`);
+  }
+  vectors.forEach((v: unknown, i) => {
+    if (!(v instanceof Float32Array)) {
+      throw new EngramError('EMBEDDER_ERROR', `${source} returned ${describe(v)} at index ${i}, not a Float32Array`, {
+        details: { index: i },
+      });
+    }
+  });
   if (vectors.length !== expectedCount) {
     throw new EngramError('EMBEDDER_ERROR', `${source} returned ${vectors.length} vectors for ${expectedCount} texts`, {
       details: { expected: expectedCount, actual: vectors.length },
     });
   }
-  const dim = expectedDim ?? vectors[0]?.length;
-  vectors.forEach((v, i) => {
+  const dim = expectedDim ?? (vectors[0] as Float32Array | undefined)?.length;
+  (vectors as Float32Array[]).forEach((v, i) => {
     if (v.length === 0 || v.length !== dim) {
       throw new EngramError(
         'EMBEDDER_ERROR',
@@ -32,4 +43,12 @@ export function checkVectors(
       }
     }
   });
+}
+
+/** What a value is, for an error message (`null`, `undefined`, `an Array`, `a string`…). */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? `an object of ${name}` : 'an object';
 }

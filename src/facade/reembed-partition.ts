@@ -1,7 +1,8 @@
 import type { Embedder } from '../embed/embedder.js';
+import { withCheckedVectors } from '../embed/with-checked-vectors.js';
 import type { WriteOptions } from '../model/api.js';
 import type { MemoryFilter } from '../model/memory-filter.js';
-import { validateScope, validateVector } from '../model/validate.js';
+import { validateScope } from '../model/validate.js';
 import type { FacadeContext } from './facade-context.js';
 import { ALL_STATUSES } from './request-checks.js';
 
@@ -26,7 +27,8 @@ export async function reembedPartition(
   options: ReembedOptions,
 ): Promise<number> {
   const scope = validateScope(options?.scope);
-  const embedder = options.embedder ?? ctx.embedder;
+  // The instance's embedder is checked already; another one is checked here the same way.
+  const embedder = options.embedder ? withCheckedVectors(options.embedder) : ctx.embedder;
   const batchSize = options.batchSize ?? 64;
   const filter: MemoryFilter = { scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES };
   const total = await ctx.withRetry(() => ctx.store.count(filter));
@@ -39,10 +41,8 @@ export async function reembedPartition(
       page.items.map((m) => m.text),
       { role: 'document' },
     );
-    const dim = embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0);
-    const embedding = { model: embedder.model, dim };
-    // Check the whole page before writing any of it.
-    page.items.forEach((_, i) => validateVector(vectors[i] ?? new Float32Array(0), dim, `embedding[${i}]`));
+    // The vectors were checked (count, dimension, values) before any of the page is written.
+    const embedding = { model: embedder.model, dim: embedder.dim > 0 ? embedder.dim : (vectors[0]?.length ?? 0) };
     for (const [i, memory] of page.items.entries()) {
       const vector = vectors[i] as Float32Array;
       await ctx.withRetry(() =>

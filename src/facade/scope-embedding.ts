@@ -30,16 +30,12 @@ export class ScopeEmbedding {
     this.models.delete(partitionKey(scope));
   }
 
-  /** Embeds texts as `role` ('query' for recall, 'document' for what is stored), checking every vector. */
+  /**
+   * Embeds texts as `role` ('query' for recall, 'document' for what is stored). The embedder
+   * checks its own answers (the facade's is wrapped in `withCheckedVectors`).
+   */
   async embed(texts: string[], role: EmbedRole): Promise<Float32Array[]> {
-    const vectors = await this.embedder.embed(texts, { role });
-    if (vectors.length !== texts.length) {
-      throw new EngramError('EMBEDDER_ERROR', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
-    }
-    // Remote embedders may learn their dimension from the first response: trust the vectors then.
-    const dim = this.embedder.dim > 0 ? this.embedder.dim : (vectors[0]?.length ?? 0);
-    vectors.forEach((v, i) => validateVector(v, dim, `embedding[${i}]`));
-    return vectors;
+    return this.embedder.embed(texts, { role });
   }
 
   /** Throws MODEL_MISMATCH when the scope's partition already holds vectors of another model. */

@@ -1,5 +1,5 @@
 import type { Embedder } from '../../embed/embedder.js';
-import { EngramError } from '../../model/errors.js';
+import { checkVectors } from '../../embed/vector-checks.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** The texts a search embeds: `dedupe([rephrased, ...memories, ...subQuestions])`, order kept. */
@@ -29,13 +29,8 @@ export async function embedQueryTexts(
   if (texts.length === 0) return [];
   const at = given === undefined ? -1 : Math.max(0, texts.indexOf(given.query.trim()));
   const rest = texts.filter((_, i) => i !== at);
-  const vectors = rest.length === 0 ? [] : await embedder.embed(rest, { signal, role: 'query' });
-  if (vectors.length !== rest.length) {
-    throw new EngramError(
-      'EMBEDDER_ERROR',
-      `embedder returned ${vectors.length} vectors for ${rest.length} query texts`,
-    );
-  }
+  const vectors: unknown = rest.length === 0 ? [] : await embedder.embed(rest, { signal, role: 'query' });
+  checkVectors(vectors, rest.length, embedder.dim > 0 ? embedder.dim : undefined, `Embedder ${embedder.model}`);
   if (given === undefined) return vectors;
   return [...vectors.slice(0, at), given.vector, ...vectors.slice(at)];
 }
