@@ -45,10 +45,11 @@ export function checkVectors(
   });
 }
 
-/** What a value is, for an error message (`null`, `undefined`, `an Array`, `a string`…). */
+/** What a value is, for an error message (`null`, `an array`, `a Float64Array`, `a string`…). */
 function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value !== 'object') return `a ${typeof value}`;
+  if (Array.isArray(value)) return 'an array';
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  return typeof name === 'string' && name !== '' ? `an object of ${name}` : 'an object';
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object';
 }

@@ -55,7 +55,9 @@ describe('an embedder that answers wrongly', () => {
   it.each(BROKEN)('%s: EMBEDDER_ERROR from every entry point, nothing stored', async (_name, broken) => {
     answer = broken;
     try {
-      await expectCode(engram.add({ text: 'Bob likes coffee' }, { scope }), 'EMBEDDER_ERROR');
+      const error = await expectCode(engram.add({ text: 'Bob likes coffee' }, { scope }), 'EMBEDDER_ERROR');
+      // The message names the embedder and what it did wrong.
+      expect(error.message).toMatch(new RegExp(`^Embedder ${healthy.model} returned .+`));
       await expectCode(engram.addMany([{ text: 'one' }, { text: 'two' }], { scope }), 'EMBEDDER_ERROR');
       await expectCode(engram.recall('tea', { scope }), 'EMBEDDER_ERROR');
       await expectCode(engram.search('tea', { scope }), 'EMBEDDER_ERROR');
