@@ -27,8 +27,8 @@ export async function reembedPartition(
   options: ReembedOptions,
 ): Promise<number> {
   const scope = validateScope(options?.scope);
-  // The instance's embedder is checked already; another one is checked here the same way.
-  const embedder = options.embedder ? withCheckedVectors(options.embedder) : ctx.embedder;
+  // Another embedder's answers are checked as the instance's are (wrapping that one again is a no-op).
+  const embedder = withCheckedVectors(options.embedder ?? ctx.embedder);
   const batchSize = options.batchSize ?? 64;
   const filter: MemoryFilter = { scope: { tenant: scope.tenant, user: scope.user }, statuses: ALL_STATUSES };
   const total = await ctx.withRetry(() => ctx.store.count(filter));

@@ -8,6 +8,7 @@ import { createOpenAICompatibleEmbedder } from '../../src/embed/openai-compatibl
 import { createSqliteEmbeddingCache } from '../../src/embed/sqlite-embedding-cache.js';
 import { withBatching } from '../../src/embed/with-batching.js';
 import { withCache } from '../../src/embed/with-cache.js';
+import { withCheckedVectors } from '../../src/embed/with-checked-vectors.js';
 import { withRetry } from '../../src/embed/with-retry.js';
 import { withTimeout } from '../../src/embed/with-timeout.js';
 import { EngramError, isEngramError } from '../../src/model/errors.js';
@@ -197,6 +198,25 @@ describe('withRetry', () => {
     const inner = new RecordingEmbedder('rec', 0, [new EngramError('EMBEDDER_ERROR', '400')]);
     await expect(withRetry(inner, { baseMs: 1 }).embed(['x'])).rejects.toMatchObject({ code: 'EMBEDDER_ERROR' });
     expect(inner.calls).toHaveLength(1);
+  });
+});
+
+describe('withCheckedVectors', () => {
+  it('passes good answers through, and wrapping a checked embedder again returns it', async () => {
+    const inner = new RecordingEmbedder();
+    const checked = withCheckedVectors(inner);
+    expect(checked).not.toBe(inner);
+    expect(withCheckedVectors(checked)).toBe(checked);
+    expect(await checked.embed(['ab', 'c'])).toEqual([Float32Array.of(2, 97, 1, 3), Float32Array.of(1, 99, 1, 3)]);
+    expect(inner.calls).toEqual([['ab', 'c']]);
+  });
+
+  it('fails an answer of another dimension with EMBEDDER_ERROR naming the embedder', async () => {
+    const wide: Embedder = { model: 'wide', dim: 3, embed: async (texts) => texts.map(() => new Float32Array(4)) };
+    await expect(withCheckedVectors(wide).embed(['x'])).rejects.toMatchObject({
+      code: 'EMBEDDER_ERROR',
+      message: expect.stringMatching(/^Embedder wide returned a vector of dimension 4/),
+    });
   });
 });
 

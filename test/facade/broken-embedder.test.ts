@@ -10,6 +10,7 @@ import { createSqliteStore } from '../../src/store/sqlite/index.js';
 import { expectCode } from '../support/expect-code.js';
 import { HashedEmbedder } from '../support/hashed-embedder.js';
 import { startHarness, type Harness } from '../server/server-harness.js';
+import { Searcher } from '../../src/search/searcher.js';
 
 const healthy = new HashedEmbedder();
 /** How the embedder answers now: its healthy vectors, or one of the broken answers below. */
@@ -89,5 +90,16 @@ describe('an embedder that answers wrongly', () => {
     expect(after.hits.map((hit) => [hit.memory.id, hit.score])).toEqual(
       before.hits.map((hit) => [hit.memory.id, hit.score]),
     );
+  });
+
+  it.each(BROKEN)('%s, to a Searcher built without the facade: EMBEDDER_ERROR', async (_name, broken) => {
+    // `engram-memory/search` exports the Searcher: its own query embedding is checked too.
+    const raw: Embedder = {
+      model: healthy.model,
+      dim: healthy.dim,
+      embed: async (texts) => broken(await healthy.embed(texts)) as Float32Array[],
+    };
+    const searcher = new Searcher({ store: engram.store, embedder: raw });
+    await expectCode(searcher.search('tea', { scope }), 'EMBEDDER_ERROR');
   });
 });

@@ -1,5 +1,5 @@
 import type { Embedder } from '../../embed/embedder.js';
-import { checkVectors } from '../../embed/vector-checks.js';
+import { withCheckedVectors } from '../../embed/with-checked-vectors.js';
 import type { ParsedGoal } from '../../model/parsed-goal.js';
 
 /** The texts a search embeds: `dedupe([rephrased, ...memories, ...subQuestions])`, order kept. */
@@ -29,8 +29,9 @@ export async function embedQueryTexts(
   if (texts.length === 0) return [];
   const at = given === undefined ? -1 : Math.max(0, texts.indexOf(given.query.trim()));
   const rest = texts.filter((_, i) => i !== at);
-  const vectors: unknown = rest.length === 0 ? [] : await embedder.embed(rest, { signal, role: 'query' });
-  checkVectors(vectors, rest.length, embedder.dim > 0 ? embedder.dim : undefined, `Embedder ${embedder.model}`);
+  // Checked once: the facade's embedder is a checked one already, any other is wrapped here.
+  const checked = withCheckedVectors(embedder);
+  const vectors = rest.length === 0 ? [] : await checked.embed(rest, { signal, role: 'query' });
   if (given === undefined) return vectors;
   return [...vectors.slice(0, at), given.vector, ...vectors.slice(at)];
 }
