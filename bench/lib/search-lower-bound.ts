@@ -56,8 +56,8 @@ interface LowerBoundPath {
  * and one grouped lexical search of the scope paths' types at the largest path pool, split by type;
  * the floors of the paths a full shared list left short (one grouped call per channel); the working
  * path's newest rows; the cosines of the rows no hit gave one (one call); each path's pool fused
- * with `scorePool` and cut to its bucket (fused score, cosine, id); the rows of what is kept; then best first, dedupe by text, the per-type buckets and
- * the hits. Nothing else: no channel objects, merges by id across paths, reranker, timings,
+ * with `scorePool` and cut to its bucket (fused score, cosine, id); the rows of what is kept; then
+ * best first, dedupe by text, the per-type buckets and the hits. Nothing else: no channel objects, merges by id across paths, reranker, timings,
  * withheld list or usage.
  *
  * @throws Error when the store has no grouped searches, `newestIds` or `storedCosines`, or leaves a
